@@ -1,0 +1,60 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""One command line: ``python -m torch_npu_testing <command> ...`` (also ``torch-npu-testing``).
+
+Each command lives in its own module, imported only when used, which defines
+``add_arguments(parser)`` and ``main(args) -> int``. Errors the user can fix are raised as
+:class:`torch_npu_testing.errors.UsageError` and printed as one line ``torch_npu_testing: error: ...``
+with exit status 2.
+"""
+import argparse
+import importlib
+import sys
+
+from .errors import UsageError
+
+COMMANDS = {
+    "probe": ("torch_npu_testing.probe", "describe this environment (python, torch, torch_npu, CANN, device)"),
+    "suite": ("torch_npu_testing.suite", "run the API-consistency test files in one process, write results"),
+    "grad-modes": ("torch_npu_testing.grad_modes", "run test files with initial grad mode disabled and enabled"),
+    "ensure-torch-npu": ("torch_npu_testing.torch_npu_install",
+                         "install $TORCH_NPU_TESTING_TORCH_NPU_SPEC without dependencies, if not installed"),
+    "upstream": ("torch_npu_testing.upstream.cli", "check / run / apply / revert / refresh test_upstream patches"),
+    "report": ("torch_npu_testing.report", "write the evidence report for an Ascend PR from env results"),
+    "export": ("torch_npu_testing.export", "write a branch's contribution into an Ascend/pytorch checkout"),
+    "bench": ("torch_npu_testing.bench", "measure suite / direct-run / tox cost as ratios to the import floor"),
+}
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m torch_npu_testing", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module_name, help_text) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        command_parser.set_defaults(_module=module_name)
+    return parser
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    # Only the chosen command's module is imported (the others may need torch).
+    if argv and argv[0] in COMMANDS:
+        module = importlib.import_module(COMMANDS[argv[0]][0])
+        command_parser = argparse.ArgumentParser(
+            prog=f"python -m torch_npu_testing {argv[0]}", description=COMMANDS[argv[0]][1])
+        module.add_arguments(command_parser)
+        args = command_parser.parse_args(argv[1:])
+    else:
+        parser.parse_args(argv)  # prints usage / help and exits
+        return 2
+    try:
+        return int(module.main(args) or 0)
+    except UsageError as exc:
+        print(f"torch_npu_testing: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

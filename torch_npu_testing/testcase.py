@@ -1,0 +1,73 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""TestCase and run_tests for API-consistency files, chosen by the resolved device.
+
+On an NPU host they are torch_npu's (``torch_npu.testing.testcase``: expecttest-based, its
+setUpClass needs an NPU); elsewhere PyTorch's ``torch.testing._internal.common_utils`` ones. Both
+get the global-state guard of :mod:`torch_npu_testing.portable` so a test that leaks grad mode,
+functorch config, vmap nesting or the default dtype fails by name.
+
+``run_tests`` adds two conventions:
+
+- ``IN_CI=1`` (the Ascend convention) writes JUnit XML into ``$TORCH_NPU_TESTING_XML_DIR``
+  (default ``test-reports``);
+- ``TORCH_NPU_TESTING_INITIAL_GRAD_MODE=0|1`` sets the grad mode of the main thread before any
+  test runs, to prove a file does not depend on the process's initial grad mode.
+"""
+import os
+import sys
+
+from .device import device_type
+from .portable import StateGuardMixin
+
+INITIAL_GRAD_MODE_ENV = "TORCH_NPU_TESTING_INITIAL_GRAD_MODE"
+XML_DIR_ENV = "TORCH_NPU_TESTING_XML_DIR"
+
+
+def _base_classes():
+    if device_type() == "npu":
+        from torch_npu.testing.testcase import TestCase as base_case, run_tests as base_run
+    else:
+        from torch.testing._internal.common_utils import TestCase as base_case, run_tests as base_run
+    return base_case, base_run
+
+
+_BaseTestCase, _base_run_tests = _base_classes()
+
+
+class TestCase(StateGuardMixin, _BaseTestCase):
+    """The base TestCase of this device plus the global-state guard."""
+
+
+def initial_grad_mode_from_env(environ=None):
+    """``True``/``False`` from TORCH_NPU_TESTING_INITIAL_GRAD_MODE, ``None`` when unset."""
+    environ = os.environ if environ is None else environ
+    value = environ.get(INITIAL_GRAD_MODE_ENV, "").strip().lower()
+    if value == "":
+        return None
+    if value in ("1", "true", "on", "enabled"):
+        return True
+    if value in ("0", "false", "off", "disabled"):
+        return False
+    raise ValueError(f"{INITIAL_GRAD_MODE_ENV}={value!r}: use 1 (enabled) or 0 (disabled)")
+
+
+def apply_initial_grad_mode(environ=None):
+    mode = initial_grad_mode_from_env(environ)
+    if mode is not None:
+        import torch
+        torch.set_grad_enabled(mode)
+    return mode
+
+
+def xml_dir(environ=None):
+    environ = os.environ if environ is None else environ
+    return environ.get(XML_DIR_ENV) or "test-reports"
+
+
+def run_tests():
+    """Run the calling file's tests with the device's runner (see the module docstring)."""
+    apply_initial_grad_mode()
+    if os.environ.get("IN_CI") == "1" and not any(arg.startswith("--save-xml") for arg in sys.argv):
+        sys.argv.extend(["--save-xml", xml_dir()])
+    _base_run_tests()
