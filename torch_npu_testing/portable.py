@@ -7,6 +7,8 @@ Everything here depends only on the standard library and ``torch``: the export c
 so a test file behaves the same in this kit and in an Ascend/pytorch checkout.
 
 - version gating: :func:`torch_version_at_least`, :func:`has_api`, :func:`requires_api`;
+- :class:`PortableAssertionsMixin`, which keeps ``assertEqual`` to the form that PyTorch's and
+  torch_npu's TestCase both accept, so a file green here cannot die of a TypeError on an NPU host;
 - the global-state guard: :class:`GlobalStateGuard` and :class:`StateGuardMixin`, which snapshot
   grad mode, inference mode, functorch config, the functorch nesting level and the default dtype
   before each test, restore them afterwards and fail the test that leaked them, by name.
@@ -19,6 +21,7 @@ import torch
 
 __all__ = [
     "GlobalStateGuard",
+    "PortableAssertionsMixin",
     "StateGuardMixin",
     "has_api",
     "parse_version",
@@ -191,3 +194,51 @@ class StateGuardMixin:
         finally:
             if leaked:
                 self.fail(f"{self.id()} leaked global state: " + "; ".join(leaked))
+
+
+# --------------------------------------------------------------------------- portable asserts
+_ASSERT_EQUAL_HELP = (
+    "{name}(first, second) takes no other arguments in API-consistency tests: PyTorch's TestCase takes "
+    "(x, y, msg, atol=, rtol=, ...) but torch_npu's takes (x, y, prec, message, ...), so anything more "
+    "breaks on one of them. Compare tensors with torch.testing.assert_close(actual, expected, atol=..., "
+    "rtol=..., msg=...) and use the plain unittest asserts (assertIs, assertTupleEqual, ...) for the rest.")
+
+
+def _contains_tensor(value, depth=0):
+    if isinstance(value, torch.Tensor):
+        return True
+    if depth < 3 and isinstance(value, (list, tuple)):
+        return any(_contains_tensor(item, depth + 1) for item in value)
+    if depth < 3 and isinstance(value, dict):
+        return any(_contains_tensor(item, depth + 1) for item in value.values())
+    return False
+
+
+class PortableAssertionsMixin:
+    """Keep the assertions a test file uses to what both TestCase bases mean the same way.
+
+    ``assertEqual`` / ``assertNotEqual`` take exactly two values and no tensors: the two bases disagree
+    on every extra argument and on the default tolerance for tensors, which must be explicit anyway
+    (``torch.testing.assert_close``). torch_npu's ``assertWarns(call_fn, msg)`` is not unittest's, so
+    ``assertWarns`` is refused in favour of ``assertWarnsRegex``. Misuse raises TypeError on every
+    device, so it is caught on a CPU box before it reaches an NPU host.
+    """
+
+    def _check_portable(self, name, first, second, args, kwargs):
+        if args or kwargs:
+            raise TypeError(_ASSERT_EQUAL_HELP.format(name=name))
+        if _contains_tensor(first) or _contains_tensor(second):
+            raise TypeError(f"{name} on tensors uses a TestCase-specific default tolerance; use "
+                            "torch.testing.assert_close(actual, expected, atol=..., rtol=...) instead")
+
+    def assertEqual(self, first, second, *args, **kwargs):  # noqa: N802 - unittest naming
+        self._check_portable("assertEqual", first, second, args, kwargs)
+        unittest.TestCase.assertEqual(self, first, second)
+
+    def assertNotEqual(self, first, second, *args, **kwargs):  # noqa: N802 - unittest naming
+        self._check_portable("assertNotEqual", first, second, args, kwargs)
+        unittest.TestCase.assertNotEqual(self, first, second)
+
+    def assertWarns(self, *args, **kwargs):  # noqa: N802 - unittest naming
+        raise TypeError("assertWarns differs between PyTorch's and torch_npu's TestCase; "
+                        "use assertWarnsRegex(WarningClass, regex) instead")

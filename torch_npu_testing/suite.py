@@ -260,6 +260,7 @@ def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_cal
     }
     if recorder is not None:
         results["api_calls"] = recorder.finish()
+        results["api_call_details"] = recorder.details()
     if results_path:
         os.makedirs(os.path.dirname(os.path.abspath(results_path)), exist_ok=True)
         tmp = results_path + ".tmp"

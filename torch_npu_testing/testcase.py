@@ -18,7 +18,7 @@ import os
 import sys
 
 from .device import device_type
-from .portable import StateGuardMixin
+from .portable import PortableAssertionsMixin, StateGuardMixin
 
 INITIAL_GRAD_MODE_ENV = "TORCH_NPU_TESTING_INITIAL_GRAD_MODE"
 XML_DIR_ENV = "TORCH_NPU_TESTING_XML_DIR"
@@ -35,8 +35,8 @@ def _base_classes():
 _BaseTestCase, _base_run_tests = _base_classes()
 
 
-class TestCase(StateGuardMixin, _BaseTestCase):
-    """The base TestCase of this device plus the global-state guard."""
+class TestCase(StateGuardMixin, PortableAssertionsMixin, _BaseTestCase):
+    """The base TestCase of this device, the global-state guard and the portable asserts."""
 
 
 def initial_grad_mode_from_env(environ=None):
@@ -65,9 +65,27 @@ def xml_dir(environ=None):
     return environ.get(XML_DIR_ENV) or "test-reports"
 
 
+def _route_junit_xml(directory):
+    """Make the base runner write its JUnit XML under ``directory`` (called when IN_CI=1)."""
+    base = sys.modules.get(_base_run_tests.__module__)
+    if base is None:  # pragma: no cover - the module that defined the runner is always imported
+        return
+    if base.__name__ == "torch.testing._internal.common_utils":
+        if any(arg.startswith("--save-xml") for arg in sys.argv):
+            return
+        sys.argv.extend(["--save-xml", directory])
+        if not hasattr(base, "parse_cmd_line_args"):
+            # torch < 2.11 parsed sys.argv when common_utils was imported: the flag above comes too late.
+            base.TEST_SAVE_XML = directory
+    elif hasattr(base, "TEST_REPORT_PATH"):
+        # torch_npu's run_tests writes XML itself when IN_CI=1 and passes sys.argv to unittest.main,
+        # which would reject --save-xml; it reads its directory from this module global.
+        base.TEST_REPORT_PATH = directory
+
+
 def run_tests():
     """Run the calling file's tests with the device's runner (see the module docstring)."""
     apply_initial_grad_mode()
-    if os.environ.get("IN_CI") == "1" and not any(arg.startswith("--save-xml") for arg in sys.argv):
-        sys.argv.extend(["--save-xml", xml_dir()])
+    if os.environ.get("IN_CI") == "1":
+        _route_junit_xml(xml_dir())
     _base_run_tests()

@@ -1,0 +1,271 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of ``python -m torch_npu_testing bench``.
+
+The figures logic (medians, ratios to the floor, targets, verdicts) and the interleaving are checked
+with injected fake timings; the commands the bench would run are checked as argv lists (tox is never
+run here). One real run over a tiny synthetic suite (files that do not import torch) checks that the
+subprocess timing, the table and the JSON work end to end in a few seconds.
+"""
+import argparse
+import io
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+
+from torch_npu_testing import bench
+from torch_npu_testing.__main__ import main as cli_main
+from torch_npu_testing.errors import UsageError
+
+FILES = ["test/functorch/a_api.py", "test/functorch/b_api.py", "test/functorch/c_api.py",
+         "test/npu/test_d.py"]
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def make_root(tmp_path, files=FILES, body="import sys\n"):
+    for path in files:
+        target = tmp_path / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(body)
+    return tmp_path
+
+
+class FakeTimer:
+    """Returns scripted seconds per step and records the order in which steps were timed."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds  # {measurement: seconds per step, or a list consumed in order}
+        self.calls = []
+
+    def __call__(self, step):
+        self.calls.append(step)
+        value = self.seconds[step.measurement]
+        return value.pop(0) if isinstance(value, list) else value
+
+
+# ---- figures --------------------------------------------------------------------------------------
+
+def rows_by_name(rows):
+    return {row["measurement"]: row for row in rows}
+
+
+def test_summarize_uses_medians_and_floor_ratios():
+    """Ratios are medians over the floor's median; suite is judged as an excess over the floor."""
+    timings = {"floor": [2.0, 2.2, 9.0], "suite": [4.0, 4.4, 4.2], "direct": [9.0, 9.6, 9.2]}
+    rows = rows_by_name(bench.summarize(timings, file_count=4))
+    assert rows["floor"]["median_s"] == pytest.approx(2.2)
+    assert rows["floor"]["min_s"] == pytest.approx(2.0)
+    assert rows["floor"]["ratio_to_floor"] == pytest.approx(1.0)
+    assert rows["floor"]["within"] is None
+    assert rows["suite"]["median_s"] == pytest.approx(4.2)
+    assert rows["suite"]["ratio_to_floor"] == pytest.approx(4.2 / 2.2)
+    assert rows["suite"]["compared"] == pytest.approx(2.0)
+    assert rows["suite"]["within"] is True
+    assert rows["direct"]["compared"] == pytest.approx(9.2 / (4 * 2.2))
+    assert rows["direct"]["within"] is True
+    assert "tox" not in rows
+
+
+def test_summarize_flags_figures_over_target():
+    """Suite more than 3 s over the floor, direct above 1.25x the floors, tox 8 s over the suite: OVER."""
+    timings = {"floor": [2.0], "suite": [5.5], "direct": [10.2], "tox": [13.6]}
+    rows = rows_by_name(bench.summarize(timings, file_count=4))
+    assert rows["suite"]["compared"] == pytest.approx(3.5) and rows["suite"]["within"] is False
+    assert rows["direct"]["compared"] == pytest.approx(1.275) and rows["direct"]["within"] is False
+    assert rows["tox"]["compared"] == pytest.approx(8.1) and rows["tox"]["within"] is False
+    assert bench.verdict(rows["tox"]) == "OVER target"
+
+
+def test_summarize_targets_are_inclusive_and_scale_with_file_count():
+    """Exactly on target counts as within; the direct target is per file (n x floor), not fixed at 4."""
+    timings = {"floor": [2.0], "suite": [5.0], "direct": [5.0], "tox": [13.0]}
+    rows = rows_by_name(bench.summarize(timings, file_count=2))
+    assert rows["suite"]["within"] is True
+    assert rows["direct"]["compared"] == pytest.approx(1.25) and rows["direct"]["within"] is True
+    assert rows["direct"]["target_text"] == "<= 1.25 x 2 floors"
+    assert rows["tox"]["within"] is True
+
+
+def test_format_table_has_one_row_per_measurement_with_verdicts():
+    """The table shows median, min, ratio to floor, target and verdict for each measurement."""
+    rows = bench.summarize({"floor": [2.0], "suite": [6.0], "direct": [8.0]}, file_count=4)
+    lines = bench.format_table(rows).splitlines()
+    assert lines[0].split()[:4] == ["measurement", "runs", "median", "s"]
+    assert len(lines) == 2 + 3
+    assert lines[2].startswith("floor") and lines[2].split()[-2:] == ["reference", "-"]
+    assert "6.00" in lines[3] and "3.00" in lines[3] and lines[3].endswith("OVER target")
+    assert "1.00 x 4 floors" in lines[4] and lines[4].endswith("within target")
+
+
+# ---- interleaving ---------------------------------------------------------------------------------
+
+def test_run_rounds_interleaves_rotates_and_sums_direct_files(tmp_path):
+    """Each round times every measurement once, starting one later each round; direct sums its files."""
+    plan = bench.build_plan("py", FILES[:2], str(tmp_path))
+    timer = FakeTimer({"floor": [1.0, 2.0, 3.0], "suite": 4.0, "direct": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    timings = bench.run_rounds(plan, 3, timer)
+    order = [step.measurement for step in timer.calls]
+    assert order == ["floor", "suite", "direct", "direct",
+                     "suite", "direct", "direct", "floor",
+                     "direct", "direct", "floor", "suite"]
+    assert timings == {"floor": [1.0, 2.0, 3.0], "suite": [4.0, 4.0, 4.0], "direct": [3.0, 7.0, 11.0]}
+
+
+# ---- command construction -------------------------------------------------------------------------
+
+def test_plan_commands_are_the_issue_measurements(tmp_path):
+    """floor imports torch + aot_autograd; suite runs the files in one process; direct runs each file."""
+    plan = bench.build_plan("/x/python", FILES, str(tmp_path))
+    assert [step.measurement for step in plan] == ["floor", "suite"] + ["direct"] * 4
+    assert plan[0].argv == ["/x/python", "-c", "import torch, torch._functorch.aot_autograd"]
+    assert plan[1].argv == ["/x/python", "-m", "torch_npu_testing", "suite", *FILES,
+                            "--results", os.path.join(str(tmp_path), "suite.json")]
+    assert [step.argv for step in plan[2:]] == [["/x/python", path] for path in FILES]
+
+
+def test_tox_step_runs_the_env_without_touching_real_results(tmp_path):
+    """tox -e master writes its results to the scratch dir and does not inherit an outer tox env."""
+    plan = bench.build_plan("py", FILES, str(tmp_path), tox_argv=["tox"], tox_env="master")
+    tox = plan[-1]
+    assert tox.measurement == "tox"
+    assert tox.argv == ["tox", "-e", "master"]
+    env = tox.environ({"TOX_ENV_NAME": "bench", "VIRTUAL_ENV": "/r/.tox/bench", "PATH": "/bin",
+                       "TORCH_NPU_TESTING_RESULTS_DIR": "/r/.tox/results"})
+    assert "TOX_ENV_NAME" not in env and "VIRTUAL_ENV" not in env
+    assert env["PATH"] == "/bin"
+    assert env["TORCH_NPU_TESTING_RESULTS_DIR"] == os.path.join(str(tmp_path), "results")
+    assert env["TORCH_NPU_TESTING_XML_DIR"] == os.path.join(str(tmp_path), "test-reports")
+
+
+def test_tox_step_passes_explicit_files_as_posargs(tmp_path):
+    """With --files, tox runs the same files as the suite row (after `--`)."""
+    step = bench.tox_step(["python", "-m", "tox"], "v2_12", FILES[:1], str(tmp_path), explicit_files=True)
+    assert step.argv == ["python", "-m", "tox", "-e", "v2_12", "--", FILES[0]]
+
+
+def test_commands_disable_backend_autoload_unless_set():
+    """Like the tox envs, measured commands run with TORCH_DEVICE_BACKEND_AUTOLOAD=0 unless the user set it."""
+    step = bench.floor_step("py")
+    assert step.environ({})["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0"
+    assert step.environ({"TORCH_DEVICE_BACKEND_AUTOLOAD": "1"})["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "1"
+
+
+def test_tox_requires_an_existing_env(tmp_path):
+    """--tox measures a warm env: a missing .tox/ENV is a usage error, nothing is run."""
+    root = make_root(tmp_path)
+    timer = FakeTimer({})
+    with pytest.raises(UsageError, match=r"run `tox -e master` once first"):
+        bench.main(parse(["--root", str(root), "--tox", "--tox-command", sys.executable]), timer=timer)
+    assert timer.calls == []
+
+
+def test_missing_file_and_empty_root_are_usage_errors(tmp_path):
+    """An explicit file that does not exist, or no discoverable files, stops before any timing."""
+    with pytest.raises(UsageError, match="no test files found"):
+        bench.main(parse(["--root", str(tmp_path)]), timer=FakeTimer({}))
+    with pytest.raises(UsageError, match="no such test file: nope.py"):
+        bench.main(parse(["--root", str(tmp_path), "--files", "nope.py"]), timer=FakeTimer({}))
+
+
+# ---- main with fake timings -----------------------------------------------------------------------
+
+def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path):
+    """Over target is reported, not failed: exit 0, table on stdout, figures and raw timings in JSON."""
+    root = make_root(tmp_path / "root")
+    (root / ".tox" / "master").mkdir(parents=True)
+    out = tmp_path / "out" / "bench.json"
+    timer = FakeTimer({"floor": 2.0, "suite": 6.0, "direct": 2.0, "tox": 20.0})
+    stdout, stderr = io.StringIO(), io.StringIO()
+    args = parse(["--root", str(root), "--repeat", "2", "--tox", "--tox-command", sys.executable,
+                  "--json", str(out), "--python", "/x/python"])
+    assert bench.main(args, timer=timer, stream=stdout, progress_stream=stderr) == 0
+    # one warm-up floor, then 2 rounds of floor + suite + 4 direct + tox
+    assert len(timer.calls) == 1 + 2 * 7
+    table = stdout.getvalue()
+    assert table.count("OVER target") == 2 and table.count("within target") == 1
+    report = json.loads(out.read_text())
+    assert report["format"] == "torch_npu_testing.bench/1"
+    assert report["files"] == FILES and report["repeat"] == 2
+    assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "direct": [8.0, 8.0],
+                                   "tox": [20.0, 20.0]}
+    assert report["commands"]["tox"] == [f"{sys.executable} -e master"]
+    assert "round 2/2" in stderr.getvalue()
+
+
+def test_main_fails_with_one_line_naming_the_failing_command(tmp_path):
+    """A measured command that fails makes the bench exit 1 with one line naming that command."""
+    root = make_root(tmp_path)
+
+    def timer(step):
+        if step.measurement == "suite":
+            raise bench.CommandFailed(step.argv, "exit status 1")
+        return 1.0
+    stdout, stderr = io.StringIO(), io.StringIO()
+    args = parse(["--root", str(root), "--python", "/x/python", "--repeat", "1"])
+    assert bench.main(args, timer=timer, stream=stdout, progress_stream=stderr) == 1
+    errors = [line for line in stderr.getvalue().splitlines() if "error" in line]
+    assert len(errors) == 1
+    assert errors[0].startswith("torch_npu_testing: error: bench: command failed (exit status 1): "
+                                f"/x/python -m torch_npu_testing suite {' '.join(FILES)} --results ")
+    assert stdout.getvalue() == ""
+
+
+# ---- real subprocesses ----------------------------------------------------------------------------
+
+def test_time_step_reports_exit_status_and_last_output_line(tmp_path):
+    """A real command that exits non-zero raises CommandFailed with its status and last output line."""
+    step = bench.Step("direct", [sys.executable, "-c", "print('first'); print('boom'); raise SystemExit(3)"])
+    with pytest.raises(bench.CommandFailed, match=r"exit status 3; last output line: 'boom'"):
+        bench.time_step(step, str(tmp_path))
+    assert bench.time_step(bench.Step("direct", [sys.executable, "-c", "pass"]), str(tmp_path)) > 0
+
+
+def test_cli_real_failure_exits_nonzero(tmp_path, capsys):
+    """Through the CLI: an interpreter that fails (here `false`) gives exit 1 and names the command."""
+    root = make_root(tmp_path)
+    false = "/bin/false" if os.path.exists("/bin/false") else "/usr/bin/false"
+    assert cli_main(["bench", "--root", str(root), "--python", false, "--repeat", "1"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (f"torch_npu_testing: error: bench: command failed (exit status 1): {false} -c "
+                   "'import torch, torch._functorch.aot_autograd'")
+
+
+TINY_TEST = textwrap.dedent("""\
+    import unittest
+
+
+    class Tiny(unittest.TestCase):
+        def test_adds(self):
+            self.assertEqual(1 + 1, 2)
+
+
+    if __name__ == "__main__":
+        unittest.main()
+    """)
+
+
+def test_real_run_over_a_tiny_synthetic_suite(tmp_path, capsys):
+    """End to end with real subprocesses, --repeat 1: table printed, JSON written, exit 0."""
+    root = make_root(tmp_path / "root", files=["test/functorch/tiny_api.py", "test/npu/test_tiny.py"],
+                     body=TINY_TEST)
+    out = tmp_path / "bench.json"
+    status = cli_main(["bench", "--root", str(root), "--repeat", "1", "--warmup", "0", "--json", str(out)])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    report = json.loads(out.read_text())
+    assert report["files"] == ["test/functorch/tiny_api.py", "test/npu/test_tiny.py"]
+    assert report["versions"].get("torch")
+    assert [row["measurement"] for row in report["rows"]] == ["floor", "suite", "direct"]
+    assert all(len(values) == 1 and values[0] > 0 for values in report["timings_s"].values())
+    # files that do not import torch cost far less than the torch import
+    direct = next(row for row in report["rows"] if row["measurement"] == "direct")
+    assert direct["ratio_to_floor"] < 1.0
+    assert "floor (import torch + aot_autograd)" in captured.out

@@ -1,0 +1,341 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""``bench``: how much the kit costs on top of the unavoidable ``import torch``, as ratios in one run.
+
+Importing ``torch`` and ``torch._functorch.aot_autograd`` (the *floor*) dominates every run of the kit,
+so costs are stated relative to it rather than in absolute seconds (machines are shared and noisy;
+absolute times from different runs do not compare). Each measurement is the wall time of a fresh
+subprocess, started from ``--root`` (default: the current directory):
+
+* ``floor``:  ``PY -c "import torch, torch._functorch.aot_autograd"``;
+* ``suite``:  ``PY -m torch_npu_testing suite FILES --results TMP``; target: at most floor + 3 s;
+* ``direct``: each file run as ``PY FILE``, summed; target: at most 1.25 x (number of files x floor);
+* ``tox`` (only with ``--tox``): a warm ``tox -e master``; target: at most the suite + 8 s.
+
+Every measurement is repeated ``--repeat`` times (default 3) in interleaved rounds (each round runs
+every measurement once, starting at a different one each round) so slow drift of the machine's load
+hits all of them alike; the verdict uses the median, the minimum is shown too. One untimed floor run
+comes first (``--warmup``) so the first timed import does not pay for a cold file cache.
+
+It is a benchmark, not a test: the exit status is 0 even when a figure is over its target. It is
+non-zero (1) only when a measured command itself fails, with one line naming that command.
+"""
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH_FORMAT = "torch_npu_testing.bench/1"
+FLOOR_CODE = "import torch, torch._functorch.aot_autograd"
+VERSION_CODE = ("import importlib.metadata as m\n"
+                "for name in ('torch', 'torch_npu'):\n"
+                "    try:\n"
+                "        print(name, m.version(name))\n"
+                "    except m.PackageNotFoundError:\n"
+                "        pass\n")
+
+# Targets from the issue, relative to the floor measured in the same run.
+SUITE_OVER_FLOOR_S = 3.0
+DIRECT_RATIO = 1.25
+TOX_OVER_SUITE_S = 8.0
+
+DEFAULT_REPEAT = 3
+DEFAULT_TIMEOUT_S = 900
+# Order of the measurements in the first round (later rounds rotate it) and of the table.
+MEASUREMENTS = ("floor", "suite", "direct", "tox")
+# Variables tox sets inside an env; a nested `tox -e master` (from `tox -e bench`) must not inherit them.
+TOX_INNER_VARIABLES = ("TOX_ENV_NAME", "TOX_ENV_DIR", "TOX_WORK_DIR", "TOX_PACKAGE", "VIRTUAL_ENV")
+
+
+class CommandFailed(Exception):
+    """A measured command exited non-zero or timed out: the figures would be meaningless."""
+
+    def __init__(self, argv, detail):
+        super().__init__(f"command failed ({detail}): {shlex.join(argv)}")
+        self.argv = argv
+
+
+class Step:
+    """One subprocess of one measurement: its argv and the environment variables it changes."""
+
+    def __init__(self, measurement, argv, set_env=None, unset_env=()):
+        self.measurement = measurement
+        self.argv = list(argv)
+        self.set_env = dict(set_env or {})
+        self.unset_env = tuple(unset_env)
+
+    def environ(self, base):
+        """The subprocess environment built from ``base`` (a mapping, not changed)."""
+        env = dict(base)
+        # As in the tox envs: torch_npu without CANN would otherwise break `import torch`.
+        env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+        for name in self.unset_env:
+            env.pop(name, None)
+        env.update(self.set_env)
+        return env
+
+    def __repr__(self):
+        return f"Step({self.measurement!r}, {shlex.join(self.argv)!r})"
+
+
+# ---- command construction -------------------------------------------------------------------------
+
+def floor_step(python):
+    return Step("floor", [python, "-c", FLOOR_CODE])
+
+
+def suite_step(python, files, results_path):
+    return Step("suite", [python, "-m", "torch_npu_testing", "suite", *files, "--results", results_path])
+
+
+def direct_steps(python, files):
+    return [Step("direct", [python, path]) for path in files]
+
+
+def tox_step(tox_argv, env_name, files, scratch_dir, explicit_files):
+    """A ``tox -e ENV`` run whose results land in ``scratch_dir``, not in the user's results directory.
+
+    Explicitly chosen files are passed on as tox posargs so tox runs the same files as the suite row;
+    without them the env runs its own default discovery (the same globs).
+    """
+    argv = list(tox_argv) + ["-e", env_name]
+    if explicit_files:
+        argv += ["--", *files]
+    return Step("tox", argv,
+                set_env={"TORCH_NPU_TESTING_RESULTS_DIR": os.path.join(scratch_dir, "results"),
+                         "TORCH_NPU_TESTING_XML_DIR": os.path.join(scratch_dir, "test-reports")},
+                unset_env=TOX_INNER_VARIABLES)
+
+
+def build_plan(python, files, scratch_dir, tox_argv=None, tox_env="master", explicit_files=False):
+    """The steps of one round, grouped by measurement in :data:`MEASUREMENTS` order."""
+    plan = [floor_step(python), suite_step(python, files, os.path.join(scratch_dir, "suite.json"))]
+    plan += direct_steps(python, files)
+    if tox_argv:
+        plan.append(tox_step(tox_argv, tox_env, files, scratch_dir, explicit_files))
+    return plan
+
+
+# ---- timing ---------------------------------------------------------------------------------------
+
+def time_step(step, cwd, timeout_s=DEFAULT_TIMEOUT_S, environ=None):
+    """Wall time in seconds of one fresh subprocess; raises :class:`CommandFailed` if it fails."""
+    env = step.environ(os.environ if environ is None else environ)
+    started = time.perf_counter()
+    try:
+        completed = subprocess.run(step.argv, check=False, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise CommandFailed(step.argv, f"timed out after {timeout_s} s") from None
+    except OSError as exc:
+        raise CommandFailed(step.argv, f"cannot start: {exc.strerror or exc}") from None
+    elapsed = time.perf_counter() - started
+    if completed.returncode != 0:
+        lines = [line for line in completed.stdout.decode(errors="replace").splitlines() if line.strip()]
+        last = f"; last output line: {lines[-1].strip()[:200]!r}" if lines else ""
+        raise CommandFailed(step.argv, f"exit status {completed.returncode}{last}")
+    return elapsed
+
+
+def round_order(repeat_index, measurements):
+    """Measurements of round ``repeat_index``: rotated so no measurement always runs first."""
+    shift = repeat_index % len(measurements)
+    return list(measurements[shift:]) + list(measurements[:shift])
+
+
+def run_rounds(plan, repeat, timer, progress=None):
+    """Run ``repeat`` interleaved rounds; ``{measurement: [seconds per round]}``.
+
+    ``timer(step) -> seconds`` runs one step (injected by tests). A measurement with several steps
+    (``direct``: one per file) counts the sum of its steps in a round.
+    """
+    measurements = [m for m in MEASUREMENTS if any(step.measurement == m for step in plan)]
+    timings = {m: [] for m in measurements}
+    for index in range(repeat):
+        this_round = {}
+        for measurement in round_order(index, measurements):
+            this_round[measurement] = sum(timer(step) for step in plan if step.measurement == measurement)
+            timings[measurement].append(this_round[measurement])
+        if progress:
+            progress(f"round {index + 1}/{repeat}: " + ", ".join(
+                f"{m} {this_round[m]:.2f} s" for m in measurements))
+    return timings
+
+
+# ---- figures --------------------------------------------------------------------------------------
+
+def summarize(timings, file_count):
+    """Rows of the table: median, min, ratio to the floor's median, the compared figure and verdict."""
+    floor = statistics.median(timings["floor"])
+    medians = {m: statistics.median(values) for m, values in timings.items()}
+    rows = []
+    for measurement in MEASUREMENTS:
+        if measurement not in timings:
+            continue
+        value = medians[measurement]
+        row = {"measurement": measurement, "runs": len(timings[measurement]), "median_s": value,
+               "min_s": min(timings[measurement]), "ratio_to_floor": value / floor}
+        if measurement == "floor":
+            row.update(label="floor (import torch + aot_autograd)", compared=None, compared_text="-",
+                       target=None, target_text="reference", within=None)
+        elif measurement == "suite":
+            over = value - floor
+            row.update(label=f"suite, one process ({file_count} files)", compared=over,
+                       compared_text=f"floor {over:+.2f} s", target=SUITE_OVER_FLOOR_S,
+                       target_text=f"<= floor + {SUITE_OVER_FLOOR_S:g} s", within=over <= SUITE_OVER_FLOOR_S)
+        elif measurement == "direct":
+            ratio = value / (file_count * floor)
+            row.update(label=f"direct, PY FILE x {file_count} (sum)", compared=ratio,
+                       compared_text=f"{ratio:.2f} x {file_count} floors", target=DIRECT_RATIO,
+                       target_text=f"<= {DIRECT_RATIO:g} x {file_count} floors", within=ratio <= DIRECT_RATIO)
+        elif measurement == "tox":
+            over = value - medians["suite"]
+            row.update(label="tox -e (warm)", compared=over, compared_text=f"suite {over:+.2f} s",
+                       target=TOX_OVER_SUITE_S, target_text=f"<= suite + {TOX_OVER_SUITE_S:g} s",
+                       within=over <= TOX_OVER_SUITE_S)
+        rows.append(row)
+    return rows
+
+
+def verdict(row):
+    if row["within"] is None:
+        return "-"
+    return "within target" if row["within"] else "OVER target"
+
+
+def format_table(rows):
+    header = ("measurement", "runs", "median s", "min s", "x floor", "compared", "target", "verdict")
+    lines = [(row["label"], str(row["runs"]), f"{row['median_s']:.2f}", f"{row['min_s']:.2f}",
+              f"{row['ratio_to_floor']:.2f}", row["compared_text"], row["target_text"], verdict(row))
+             for row in rows]
+    widths = [max(len(cells[i]) for cells in [header] + lines) for i in range(len(header))]
+    numeric = {1, 2, 3, 4}
+
+    def render(cells):
+        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    return "\n".join([render(header), render(["-" * w for w in widths])] + [render(cells) for cells in lines])
+
+
+# ---- the command ----------------------------------------------------------------------------------
+
+def installed_versions(python, cwd):
+    """``{"torch": "2.13.0", ...}`` from the interpreter's package metadata (no torch import)."""
+    try:
+        out = subprocess.run([python, "-c", VERSION_CODE], cwd=cwd, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=120, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return dict(line.split(" ", 1) for line in out.stdout.decode().splitlines() if " " in line)
+
+
+def resolve_files(args, root):
+    from .errors import UsageError
+    from .suite import DEFAULT_TEST_GLOBS, discover
+
+    files = list(args.files) or discover(root)
+    if not files:
+        raise UsageError(f"no test files found (looked for {', '.join(DEFAULT_TEST_GLOBS)} under {root})")
+    missing = [path for path in files if not os.path.isfile(os.path.join(root, path))]
+    if missing:
+        raise UsageError(f"no such test file: {missing[0]} (paths are relative to --root {root})")
+    return files
+
+
+def resolve_tox(args, root):
+    """The tox argv, or None without ``--tox``; the env must exist already (the figure is a warm run)."""
+    from .errors import UsageError
+
+    if not args.tox:
+        return None
+    tox_argv = shlex.split(args.tox_command)
+    if not tox_argv or shutil.which(tox_argv[0]) is None:
+        raise UsageError(f"--tox: cannot find {args.tox_command!r} (set --tox-command)")
+    if not os.path.isdir(os.path.join(root, ".tox", args.tox_env)):
+        raise UsageError(f"--tox measures a warm env, but {os.path.join(root, '.tox', args.tox_env)} does not "
+                         f"exist: run `tox -e {args.tox_env}` once first")
+    return tox_argv
+
+
+def add_arguments(parser):
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT,
+                        help=f"timed runs of each measurement, interleaved (default {DEFAULT_REPEAT})")
+    parser.add_argument("--python", default=sys.executable,
+                        help="interpreter to measure (default: this one, %(default)s)")
+    parser.add_argument("--files", nargs="+", default=[],
+                        help="test files, relative to --root (default: what `suite` discovers)")
+    parser.add_argument("--root", default=".", help="directory the commands run in (default: .)")
+    parser.add_argument("--tox", action="store_true",
+                        help="also time a warm `tox -e ENV` (the env must exist already); off by default")
+    parser.add_argument("--tox-env", default="master", help="env for --tox (default: master)")
+    parser.add_argument("--tox-command", default="tox", help="how to call tox (default: tox)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed floor runs first (default 1)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                        help=f"seconds one measured command may take (default {DEFAULT_TIMEOUT_S})")
+    parser.add_argument("--json", metavar="OUT", help="also write the figures and raw timings as JSON here")
+
+
+def main(args, timer=None, stream=None, progress_stream=None):
+    """Run the bench; ``timer(step) -> seconds`` replaces the real subprocess timing in unit tests."""
+    from .errors import UsageError
+
+    stream = sys.stdout if stream is None else stream
+    progress_stream = sys.stderr if progress_stream is None else progress_stream
+
+    if args.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    root = os.path.abspath(args.root)
+    if not os.path.isdir(root):
+        raise UsageError(f"--root {args.root} is not a directory")
+    python = args.python if os.sep in args.python else (shutil.which(args.python) or args.python)
+    files = resolve_files(args, root)
+    tox_argv = resolve_tox(args, root)
+
+    def progress(message):
+        print(f"bench: {message}", file=progress_stream, flush=True)
+
+    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    with tempfile.TemporaryDirectory(prefix="tnt-bench-") as scratch:
+        plan = build_plan(python, files, scratch, tox_argv, args.tox_env, explicit_files=bool(args.files))
+        if timer is None:
+            def timer(step):
+                return time_step(step, root, args.timeout)
+        versions = installed_versions(python, root)
+        progress(f"{python} ({', '.join(f'{k} {v}' for k, v in versions.items()) or 'torch version unknown'}), "
+                 f"{len(files)} files, {args.repeat} rounds" + (f", tox -e {args.tox_env}" if tox_argv else ""))
+        try:
+            for _ in range(max(args.warmup, 0)):
+                timer(floor_step(python))
+            timings = run_rounds(plan, args.repeat, timer, progress)
+        except CommandFailed as exc:
+            print(f"torch_npu_testing: error: bench: {exc}", file=progress_stream, flush=True)
+            return 1
+    rows = summarize(timings, len(files))
+    print(format_table(rows), file=stream, flush=True)
+    if args.json:
+        report = {
+            "format": BENCH_FORMAT,
+            "started_at": started_at,
+            "python": python,
+            "versions": versions,
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "root": root,
+            "files": files,
+            "repeat": args.repeat,
+            "commands": {m: [shlex.join(step.argv) for step in plan if step.measurement == m] for m in timings},
+            "timings_s": timings,
+            "rows": rows,
+        }
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=1)
+        print(f"bench: figures written to {args.json}", file=progress_stream)
+    return 0

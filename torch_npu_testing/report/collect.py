@@ -1,0 +1,392 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Read the results folder into one evidence document, and decide what in it is a problem.
+
+Nothing found is dropped silently: an expected env without a results file, a file that is not JSON, a
+file of another results format, a file missing required fields, each becomes an env entry with a
+``state`` other than ``"ok"`` and a one-line ``message``; the problems list says what makes the report
+fail. The document (``report.json`` beside the Markdown) keeps every env's raw results, so the Markdown
+can be checked against what it was made from.
+"""
+import datetime
+import glob
+import json
+import os
+
+from ..suite import GRAD_MODE_FILES, RESULTS_FORMAT, sha256_of
+
+REPORT_FORMAT = "torch_npu_testing.report/1"
+DEFAULT_ENVS = ("v2_7", "v2_11", "v2_12", "master")
+ENVS_VARIABLE = "TORCH_NPU_TESTING_REPORT_ENVS"
+UPSTREAM_FILE = "upstream.json"
+MISSING_MESSAGE = "no results: env did not run or crashed before writing results"
+BAD_OUTCOMES = ("failed", "errors", "unexpected_successes")
+REQUIRED_FIELDS = {"env": (str, type(None)), "started_at": str, "command": list, "cwd": str, "probe": dict,
+                   "runs": list, "grad_mode_isolation": list, "totals": dict}
+REQUIRED_RUN_FIELDS = {"path": str, "sha256": str, "initial_grad_mode": bool, "tests": list, "counts": dict}
+
+
+def expected_envs(option=None, environ=None):
+    """The envs the report must show: ``--envs``, else $TORCH_NPU_TESTING_REPORT_ENVS, else the four branches."""
+    environ = os.environ if environ is None else environ
+    text = option if option is not None else environ.get(ENVS_VARIABLE)
+    if text is None:
+        return list(DEFAULT_ENVS)
+    return [name for name in (part.strip() for part in text.replace(" ", ",").split(",")) if name]
+
+
+# --------------------------------------------------------------------------- reading files
+def _read_json(path):
+    """``(data, None)`` or ``(None, message)`` for a file that cannot be read or is not JSON."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"cannot read results file: {exc}"
+    if not text.strip():
+        return None, "results file is empty (the env stopped while writing it?)"
+    try:
+        return json.loads(text), None
+    except ValueError as exc:
+        return None, f"results file is not valid JSON ({exc})"
+
+
+def _type_errors(mapping, fields, where):
+    errors = []
+    for key, kind in fields.items():
+        if key not in mapping:
+            errors.append(f"{where}missing '{key}'")
+        elif not isinstance(mapping[key], kind):
+            errors.append(f"{where}'{key}' is {type(mapping[key]).__name__}")
+    return errors
+
+
+def validate_results(data):
+    """The reasons ``data`` cannot be rendered as suite results (empty list: it can)."""
+    errors = _type_errors(data, REQUIRED_FIELDS, "")
+    for index, run in enumerate(data.get("runs") if isinstance(data.get("runs"), list) else []):
+        if not isinstance(run, dict):
+            errors.append(f"runs[{index}] is not an object")
+            continue
+        errors += _type_errors(run, REQUIRED_RUN_FIELDS, f"runs[{index}]: ")
+        for test in run.get("tests") if isinstance(run.get("tests"), list) else []:
+            if not isinstance(test, dict) or not isinstance(test.get("id"), str) or "outcome" not in test:
+                errors.append(f"runs[{index}]: a test entry lacks 'id' or 'outcome'")
+                break
+    return errors
+
+
+def read_env(name, path):
+    """One env entry: ``state`` ok / missing / corrupt / unknown_format / invalid, with a message."""
+    entry = {"name": name, "file": path, "state": "ok", "message": None, "results": None, "notes": []}
+    if not os.path.exists(path):
+        entry.update(state="missing", message=MISSING_MESSAGE)
+        if os.path.exists(path + ".tmp"):
+            entry["message"] += f" (a partial {os.path.basename(path)}.tmp was left behind)"
+        return entry
+    data, error = _read_json(path)
+    if error:
+        entry.update(state="corrupt", message=error)
+        return entry
+    found = data.get("format") if isinstance(data, dict) else None
+    if found != RESULTS_FORMAT:
+        entry.update(state="unknown_format", results=data, message=(
+            f"results format {found!r} is not {RESULTS_FORMAT!r} (written by an older or newer "
+            "torch_npu_testing, or not a suite results file): not interpreted; re-run the env"))
+        return entry
+    errors = validate_results(data)
+    if errors:
+        entry.update(state="invalid", results=data, message="results file is incomplete: " + "; ".join(errors[:5])
+                     + (f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""))
+        return entry
+    entry["results"] = data
+    if data.get("env") and data["env"] != name:
+        entry["notes"].append(f"the results say env {data['env']!r}; the file name says {name!r}")
+    return entry
+
+
+def find_envs(results_dir, expected, upstream_name=UPSTREAM_FILE):
+    """Expected envs first (in the given order), then any other results file found, sorted."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
+        if os.path.basename(path) != upstream_name:
+            found[os.path.splitext(os.path.basename(path))[0]] = path
+    names = list(expected) + sorted(set(found) - set(expected))
+    return [read_env(name, found.get(name, os.path.join(results_dir, name + ".json"))) for name in names]
+
+
+# --------------------------------------------------------------------------- upstream
+def _first(mapping, *keys):
+    for key in keys:
+        if isinstance(mapping, dict) and mapping.get(key) is not None:
+            return mapping[key]
+    return None
+
+
+def read_upstream(path):
+    """The upstream run: state ``absent`` / ``skipped`` / ``ran`` / ``corrupt``, with a message and patches.
+
+    The file is written by ``upstream run --results``; this reader accepts one patch at the top level or
+    a ``patches`` list, and a few spellings of each field, so a small format change shows up as a field
+    "not recorded" instead of breaking the report.
+    """
+    entry = {"file": path, "state": "ran", "message": None, "patches": [], "data": None}
+    if not os.path.exists(path):
+        entry.update(state="absent", message=(
+            "not run: no upstream results (the `upstream` env did not run, or no PyTorch source was given: "
+            "set PYTORCH_SRC to a PyTorch checkout)"))
+        return entry
+    data, error = _read_json(path)
+    if error or not isinstance(data, dict):
+        entry.update(state="corrupt", message=error or "upstream results are not a JSON object")
+        return entry
+    entry["data"] = data
+    skipped = _first(data, "skipped")
+    status = str(_first(data, "status", "state") or "").lower()
+    if skipped or status in ("skipped", "not_run", "not run"):
+        reason = _first(data, "reason", "message") or (skipped if isinstance(skipped, str) else None)
+        entry.update(state="skipped", message=f"not run: {reason or 'skipped (no reason recorded)'}")
+        return entry
+    raw_patches = data["patches"] if isinstance(data.get("patches"), list) else [data]
+    for raw in raw_patches:
+        entry["patches"].append(_read_patch(raw if isinstance(raw, dict) else {}, data))
+    if not entry["patches"]:
+        entry.update(state="corrupt", message="upstream results list no patch")
+    return entry
+
+
+def _read_patch(raw, top):
+    def field(*keys):
+        value = _first(raw, *keys)
+        return value if value is not None else _first(top, *keys)
+
+    torch_info = field("torch")
+    tests = []
+    for test in _first(raw, "tests", "results") or []:
+        if not isinstance(test, dict):
+            continue
+        outcome = str(_first(test, "outcome", "status", "result") or "unknown")
+        tests.append({"name": str(_first(test, "name", "id", "test") or "?"), "outcome": outcome,
+                      "kind": normal_outcome(outcome),
+                      "reason": _first(test, "reason", "expected_reason", "message")})
+    return {
+        "patch": field("patch", "patch_name", "name", "file"),
+        "source": field("source", "source_dir", "pytorch_src", "src"),
+        "base_matches": field("base_matches", "base_ok"),
+        "applies": field("applies", "applied", "apply_ok"),
+        "torch_version": field("torch_version") or (torch_info.get("version") if isinstance(torch_info, dict)
+                                                    else torch_info),
+        "device": field("device", "device_type"),
+        "command": field("command"),
+        "error": field("error"),
+        "tests": tests,
+    }
+
+
+def upstream_problems(upstream):
+    if upstream["state"] == "corrupt":
+        return [f"upstream: {upstream['message']} ({upstream['file']})"]
+    problems = []
+    for patch in upstream["patches"]:
+        name = patch["patch"] or "patch"
+        if patch["base_matches"] is False:
+            problems.append(f"upstream {name}: the PyTorch source's base file does not match the patch")
+        if patch["applies"] is False:
+            problems.append(f"upstream {name}: the patch does not apply")
+        if patch["error"]:
+            problems.append(f"upstream {name}: {patch['error']}")
+        for test in patch["tests"]:
+            if test["kind"] not in UPSTREAM_GOOD_KINDS:
+                problems.append(f"upstream {name}: {test['name']} {test['outcome']}")
+    return problems
+
+
+UPSTREAM_KINDS = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
+                  "expected_failure": "expected_failures", "unexpected_success": "unexpected_successes"}
+UPSTREAM_GOOD_KINDS = ("passed", "skipped", "expected_failure")
+
+
+def normal_outcome(outcome):
+    """An upstream test outcome in the suite's words (``xfail`` -> ``expected_failure``...); unknown: ``error``."""
+    text = str(outcome).lower().replace(" ", "_").replace("-", "_")
+    text = {"failure": "failed", "fail": "failed", "errors": "error", "errored": "error", "xfail": "expected_failure",
+            "expected_failures": "expected_failure", "xfailed": "expected_failure", "xpass": "unexpected_success",
+            "xpassed": "unexpected_success", "unexpected_successes": "unexpected_success", "ok": "passed",
+            "pass": "passed", "success": "passed", "skip": "skipped"}.get(text, text)
+    return text if text in UPSTREAM_KINDS else "error"
+
+
+def upstream_counts(patch):
+    """Counts of one patch's tests under the suite's count names (for the summary line)."""
+    counts = {}
+    for test in patch["tests"]:
+        key = UPSTREAM_KINDS[test["kind"]]
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+# --------------------------------------------------------------------------- judging one env
+def api_coverage(results, manifest):
+    """Per target API: ``{"name", "task", "ascend_task_id", "state", "text", "direct", "indirect", ...}``.
+
+    ``state`` is ``called`` (a test called it directly), ``absent`` (not in this torch, as the manifest
+    expects), or a failure: ``not_called``, ``indirect_only``, ``absent_unexpected``, ``error``,
+    ``not_measured``.
+    """
+    calls = results.get("api_calls")
+    details = results.get("api_call_details") or {}
+    detail_apis = details.get("apis") if isinstance(details.get("apis"), dict) else {}
+    names = [api["name"] for api in manifest]
+    names += [name for name in list(detail_apis) + list(calls or {}) if name not in names]
+    by_name = {api["name"]: api for api in manifest}
+    torch_version = (results.get("probe", {}).get("torch") or {}).get("version")
+    files_of = {}
+    for run in results.get("runs", []):
+        for test in run.get("tests", []):
+            files_of.setdefault(test.get("id"), run.get("path"))
+    rows = []
+    for name in names:
+        info, meta = detail_apis.get(name, {}), by_name.get(name, {})
+        row = {"name": name, "task": info.get("task") or meta.get("task") or name,
+               "ascend_task_id": info.get("ascend_task_id", meta.get("ascend_task_id")),
+               "kind": info.get("kind"), "defined_at": info.get("defined_at"),
+               "direct": [], "indirect": [], "threads": {}}
+        if calls is None:
+            row.update(state="not_measured", text="not measured: the suite ran without --api-calls")
+        elif name not in calls and name not in detail_apis:
+            row.update(state="not_measured", text="not measured: not in the manifest this env ran with")
+        elif info.get("status") in ("absent", "error"):
+            row.update(_unavailable(info, torch_version))
+        else:
+            _fill_calls(row, info.get("tests"), calls.get(name), files_of)
+        rows.append(row)
+    return rows
+
+
+def _unavailable(info, torch_version):
+    if info.get("status") == "error":
+        return {"state": "error", "text": f"could not be watched: {info.get('reason')}"}
+    since = info.get("since")
+    if info.get("expected_absent"):
+        return {"state": "absent", "text": f"absent in this torch ({torch_version}; added in {since})"}
+    return {"state": "absent_unexpected",
+            "text": f"absent in torch {torch_version}" + (f", expected since {since}" if since else "")
+            + f": {info.get('reason')}"}
+
+
+def _fill_calls(row, tests, test_ids, files_of):
+    """Split the tests that called a present API into direct and indirect callers; set the row's state."""
+    if not isinstance(tests, dict):  # only the plain mapping was recorded: no direct / indirect split
+        tests = {test_id: {"direct": 1} for test_id in test_ids or []}
+    for test_id, record in tests.items():
+        for kind in ("direct", "indirect"):
+            if record.get(kind):
+                row[kind].append({"test": test_id, "file": files_of.get(test_id), "calls": record[kind],
+                                  "sites": record.get(kind + "_sites") or []})
+                break
+        if record.get("threads"):
+            row["threads"][test_id] = record["threads"]
+    if row["direct"]:
+        row.update(state="called", text=f"called by {len(row['direct'])} test(s)")
+    elif row["indirect"]:
+        row.update(state="indirect_only", text="no test calls it explicitly; only torch called it on a test's behalf")
+    else:
+        row.update(state="not_called", text="called by no test")
+
+
+def check_files_unchanged(results):
+    """For each run: ``None`` (same file now), a message (changed), or ``"not found"`` (not compared)."""
+    cwd = results.get("cwd") or "."
+    status = {}
+    for run in results["runs"]:
+        path = run["path"] if os.path.isabs(run["path"]) else os.path.join(cwd, run["path"])
+        if run["path"] in status:
+            continue
+        if not os.path.isfile(path):
+            status[run["path"]] = "not found"
+        else:
+            now = sha256_of(path)
+            status[run["path"]] = None if now == run["sha256"] else f"changed since this run (now {now})"
+    return status
+
+
+def judge_env(entry, manifest, all_paths):
+    """Fill ``entry`` with ``coverage``, ``file_status`` and the list ``problems``."""
+    name = entry["name"]
+    if entry["state"] != "ok":
+        entry["problems"] = [f"{name}: {entry['message']} ({entry['file']})"]
+        return entry
+    results = entry["results"]
+    runs = results["runs"]
+    problems = [] if runs else [f"{name}: no test file ran"]
+    for run in runs:
+        problems += _run_problems(name, run)
+    ran = {run["path"] for run in runs}
+    problems += [f"{name}: {path} was not run in this env (other envs ran it)" for path in sorted(all_paths - ran)]
+    entry["file_status"] = check_files_unchanged(results)
+    problems += [f"{name}: {path} {state}; the results are stale, re-run the env"
+                 for path, state in entry["file_status"].items() if state and state != "not found"]
+    problems += _isolation_problems(name, results, ran)
+    entry["coverage"] = api_coverage(results, manifest)
+    problems += [f"{name}: API {row['name']}: {row['text']}" for row in entry["coverage"]
+                 if row["state"] not in ("called", "absent")]
+    entry["problems"] = problems
+    return entry
+
+
+def _run_problems(name, run):
+    where = f"{name}: {run['path']}" + ("" if run["initial_grad_mode"] else " (grad mode disabled at start)")
+    if run.get("import_error"):
+        return [f"{where} could not be imported"]
+    if not run["tests"]:
+        return [f"{where}: no test ran"]
+    return [f"{where}: {test['id']} {test['outcome']}" for test in run["tests"]
+            if test["outcome"] in ("failed", "error", "unexpected_success")]
+
+
+def _isolation_problems(name, results, ran):
+    problems = []
+    probed = {item.get("path") for item in results["grad_mode_isolation"] if isinstance(item, dict)}
+    for path in GRAD_MODE_FILES:
+        if path in ran and path not in probed:
+            problems.append(f"{name}: grad-mode isolation probe of {path} was not run (--no-grad-mode-probe?)")
+    for item in results["grad_mode_isolation"]:
+        enabled, disabled = item.get("enabled") or {}, item.get("disabled") or {}
+        for label, counts in (("enabled", enabled), ("disabled", disabled)):
+            if any(counts.get(key) for key in BAD_OUTCOMES):
+                problems.append(f"{name}: {item.get('path')} fails with grad mode {label} at start")
+        if enabled != disabled:
+            problems.append(f"{name}: {item.get('path')} outcomes depend on the initial grad mode")
+    return problems
+
+
+# --------------------------------------------------------------------------- the document
+def collect(results_dir, expected, manifest, upstream_path=None, command=None):
+    """The evidence document: every env (expected and found), upstream, problems, verdict."""
+    results_dir = os.path.abspath(results_dir)
+    envs = find_envs(results_dir, expected, os.path.basename(upstream_path) if upstream_path else UPSTREAM_FILE)
+    all_paths = set()
+    for entry in envs:
+        if entry["state"] == "ok":
+            all_paths.update(run["path"] for run in entry["results"]["runs"])
+    for entry in envs:
+        judge_env(entry, manifest, all_paths)
+    upstream = read_upstream(upstream_path or os.path.join(results_dir, UPSTREAM_FILE))
+    problems = [problem for entry in envs for problem in entry["problems"]] + upstream_problems(upstream)
+    notes = []
+    if not os.path.isdir(results_dir):
+        notes.append(f"the results folder {results_dir} does not exist")
+    return {
+        "format": REPORT_FORMAT,
+        "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": command,
+        "cwd": os.getcwd(),
+        "results_dir": results_dir,
+        "expected_envs": list(expected),
+        "manifest": manifest,
+        "envs": envs,
+        "upstream": upstream,
+        "notes": notes,
+        "problems": problems,
+        "verdict": "fail" if problems else "pass",
+    }

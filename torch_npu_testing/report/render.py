@@ -1,0 +1,340 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Render the evidence document (see :mod:`.collect`) as Markdown that pastes into an Ascend PR.
+
+Order: verdict, a compact env x file table, the problems, then the PR template sections
+【测试环境】 (probe per env), 【测试命令】 (the exact commands), 【测试日志】 (per env: every file with its
+SHA-256 and every test with its outcome, the grad-mode isolation probe, API coverage) and
+【upstream patch 实跑日志】.
+"""
+import shlex
+
+from .collect import BAD_OUTCOMES, upstream_counts
+
+MAX_DETAIL_LINES = 40  # traceback lines shown per failure; the full text is in report.json
+
+_STATE_WORDS = {"called": "ok", "absent": "absent in this torch (not a failure)"}
+
+
+def cell(text):
+    """Text safe inside a Markdown table cell (one line, pipes escaped)."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def code(text):
+    text = str(text)
+    fence = "``" if "`" in text else "`"
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def counts_text(counts):
+    """``12 passed, **1 failed**, 2 skipped`` (bad outcomes in bold; zero counts left out)."""
+    order = ("passed", "failed", "errors", "skipped", "expected_failures", "unexpected_successes")
+    parts = []
+    for key in order:
+        value = counts.get(key) or 0
+        if value:
+            label = {"errors": "errors" if value > 1 else "error"}.get(key, key.replace("_", " "))
+            parts.append(f"**{value} {label}**" if key in BAD_OUTCOMES else f"{value} {label}")
+    return ", ".join(parts) or "0 tests"
+
+
+def _yes_no(value):
+    return {True: "yes", False: "**no**", None: "not recorded"}.get(value, str(value))
+
+
+# --------------------------------------------------------------------------- summary
+def _run_label(run):
+    return code(run["path"]) + ("" if run["initial_grad_mode"] else " (grad mode disabled at start)")
+
+
+def _row_keys(envs):
+    keys = []
+    for entry in envs:
+        if entry["state"] != "ok":
+            continue
+        for run in entry["results"]["runs"]:
+            key = (run["path"], bool(run["initial_grad_mode"]))
+            if key not in keys:
+                keys.append(key)
+    # the same file's runs together, the process's own grad mode first
+    return sorted(keys, key=lambda k: (k[0], not k[1]))
+
+
+def summary(doc):
+    envs = doc["envs"]
+    lines = ["| | " + " | ".join(code(e["name"]) for e in envs) + " |",
+             "| --- |" + " --- |" * len(envs)]
+
+    def env_cell(entry):
+        if entry["state"] != "ok":
+            return "**" + {"missing": "no results", "corrupt": "corrupt results",
+                           "unknown_format": "unknown results format",
+                           "invalid": "incomplete results"}[entry["state"]] + "**"
+        probe = entry["results"]["probe"]
+        device = probe.get("device") or {}
+        return cell(f"torch {(probe.get('torch') or {}).get('version')}, "
+                    f"{device.get('type')} x{device.get('count')}")
+
+    lines.append("| environment | " + " | ".join(env_cell(e) for e in envs) + " |")
+    for path, mode in _row_keys(envs):
+        cells = []
+        for entry in envs:
+            if entry["state"] != "ok":
+                cells.append("—")
+                continue
+            run = next((r for r in entry["results"]["runs"]
+                        if r["path"] == path and bool(r["initial_grad_mode"]) == mode), None)
+            cells.append("not run" if run is None else counts_text(run["counts"]))
+        label = code(path) + ("" if mode else " (grad mode disabled at start)")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+
+    def coverage_cell(entry):
+        if entry["state"] != "ok":
+            return "—"
+        states = [row["state"] for row in entry["coverage"]]
+        called, absent = states.count("called"), states.count("absent")
+        bad = len(states) - called - absent
+        text = f"{called}/{len(states)} called" + (f", {absent} absent in this torch" if absent else "")
+        return text + (f", **{bad} not proven**" if bad else "")
+
+    lines.append("| target APIs called by a test | " + " | ".join(coverage_cell(e) for e in envs) + " |")
+    return lines
+
+
+# --------------------------------------------------------------------------- sections
+def environment_section(entry):
+    lines = [f"### {entry['name']}", ""]
+    if entry["state"] != "ok":
+        return lines + [f"**{entry['message']}** ({code(entry['file'])})", ""]
+    results = entry["results"]
+    probe = results["probe"]
+    torch_info = probe.get("torch") or {}
+    npu = probe.get("torch_npu") or {}
+    cann = probe.get("cann") or {}
+    device = probe.get("device") or {}
+    if npu.get("installed_version"):
+        state = "imported" if npu.get("imported") else "installed but not imported"
+        npu_text = f"{npu.get('version') or npu['installed_version']}, {state}, from {code(npu.get('file'))}"
+    else:
+        npu_text = "not installed"
+    torch_text = f"{torch_info.get('version')} from {code(torch_info.get('file'))}"
+    if torch_info.get("cuda_build"):
+        torch_text += f" (CUDA {torch_info['cuda_build']} build)"
+    rows = [
+        ("Python", f"{probe.get('python')} ({code(probe.get('python_executable'))})"),
+        ("Platform", f"{probe.get('platform')} ({probe.get('machine')})"),
+        ("torch", torch_text),
+        ("torch_npu", npu_text),
+        ("CANN", f"{cann['version']} ({code(cann.get('file'))})" if cann.get("version") else "not found"),
+        ("Device", f"{device.get('type')} x{device.get('count')}: {device.get('reason')}"
+         + "".join(f"; note: {note}" for note in device.get("notes") or [])),
+        ("Initial grad mode", "enabled" if probe.get("initial_grad_mode") else "disabled"),
+        ("Run", f"started {results['started_at']}, {results.get('duration_s')} s, results {code(entry['file'])}"),
+    ]
+    lines += ["| | |", "| --- | --- |"] + [f"| {key} | {cell(value)} |" for key, value in rows]
+    return lines + [f"- note: {note}" for note in entry["notes"]] + [""]
+
+
+def _command_line(results):
+    """The suite command as it ran: the env's interpreter, with the environment variables that matter."""
+    argv = list(results["command"])
+    executable = results["probe"].get("python_executable")
+    if argv and executable:
+        argv[0] = executable
+    variables = {key: value for key, value in (results["probe"].get("environment") or {}).items()
+                 if value is not None}
+    prefix = " ".join(f"{key}={shlex.quote(str(value))}" for key, value in sorted(variables.items()))
+    return f"cd {shlex.quote(results['cwd'])} && " + (prefix + " " if prefix else "") + shlex.join(argv)
+
+
+def commands_section(doc):
+    ok = [entry for entry in doc["envs"] if entry["state"] == "ok"]
+    names = ",".join([entry["name"] for entry in doc["envs"]] + ["upstream", "report"])
+    lines = ["All of it, from the repository root (tox builds each branch env):", "", "```bash",
+             f"tox -e {names}", "```", ""]
+    if ok:
+        lines += ["What each env ran (its own interpreter; reproducible without tox):", "", "```bash"]
+        for entry in ok:
+            lines += [f"# {entry['name']}", _command_line(entry["results"])]
+        lines += ["```", ""]
+    upstream_commands = [p["command"] for p in doc["upstream"]["patches"] if p.get("command")]
+    if upstream_commands:
+        lines += ["Upstream patch run:", "", "```bash"]
+        lines += [shlex.join(c) if isinstance(c, list) else str(c) for c in upstream_commands] + ["```", ""]
+    if doc.get("command"):
+        lines += ["This report:", "", "```bash", f"cd {shlex.quote(doc['cwd'])} && " + shlex.join(doc["command"]),
+                  "```", ""]
+    return lines
+
+
+def _details_block(test):
+    text = (test.get("details") or "").rstrip().splitlines()
+    cut = len(text) - MAX_DETAIL_LINES
+    shown = text[-MAX_DETAIL_LINES:] if cut > 0 else text
+    head = f"{test['id']} ({test['outcome']})" + (f", first {cut} lines cut (full text in report.json)"
+                                                  if cut > 0 else "")
+    return [f"{head}:", "", "```text"] + shown + ["```", ""]
+
+
+def run_section(run, file_status):
+    counts = run["counts"]
+    mode = "enabled" if run["initial_grad_mode"] else "disabled"
+    lines = [f"#### {code(run['path'])}, grad mode {mode} at start", "",
+             f"- SHA-256: {code(run['sha256'])}"]
+    state = file_status.get(run["path"])
+    if state == "not found":
+        lines[-1] += " (the file is not here now: not compared)"
+    elif state:
+        lines[-1] += f" — **{state}**"
+    lines.append(f"- tests run {counts.get('run', 0)}: passed {counts.get('passed', 0)}, failed "
+                 f"{counts.get('failed', 0)}, skipped {counts.get('skipped', 0)}, errors {counts.get('errors', 0)}"
+                 + (f", expected failures {counts['expected_failures']}" if counts.get("expected_failures") else "")
+                 + (f", unexpected successes {counts['unexpected_successes']}"
+                    if counts.get("unexpected_successes") else "")
+                 + (f" ({run['duration_s']} s)" if run.get("duration_s") is not None else ""))
+    if run.get("import_error"):
+        lines.append("- **the file could not be imported**")
+    lines += ["", "| test | outcome |", "| --- | --- |"]
+    failures = []
+    for test in run["tests"]:
+        outcome = test["outcome"]
+        if outcome in ("failed", "error", "unexpected_success"):
+            outcome = f"**{outcome}**"
+            failures.append(test)
+        if test.get("reason"):
+            outcome += f": {test['reason']}"
+        lines.append(f"| {cell(code(test['id']))} | {cell(outcome)} |")
+    lines.append("")
+    for test in failures:
+        lines += _details_block(test)
+    return lines
+
+
+def isolation_section(entry):
+    items = entry["results"]["grad_mode_isolation"]
+    lines = ["#### Grad-mode isolation probe", ""]
+    if not items:
+        return lines + ["Not run in this env (no grad-mode file ran, or --no-grad-mode-probe).", ""]
+    lines += ["The grad-mode file run twice in one process, the main thread's grad mode set before its first test:",
+              "", "| file | initial grad mode disabled | initial grad mode enabled | same outcome |",
+              "| --- | --- | --- | --- |"]
+    for item in items:
+        enabled, disabled = item.get("enabled") or {}, item.get("disabled") or {}
+        lines.append(f"| {code(item.get('path'))} | {counts_text(disabled)} | {counts_text(enabled)} | "
+                     f"{_yes_no(enabled == disabled)} |")
+    return lines + [""]
+
+
+def _call_list(calls):
+    parts = []
+    for call in calls:
+        if call["sites"]:
+            parts.append(f"{code(call['test'])} at " + ", ".join(call["sites"]))
+        else:
+            parts.append(code(call["test"]) + (f" in {code(call['file'])}" if call.get("file") else ""))
+    return "; ".join(parts)
+
+
+def _task_text(row):
+    task = "the API name" if row["task"] == row["name"] else row["task"]
+    ascend = row.get("ascend_task_id")
+    return f"{task}; Ascend task {ascend}" if ascend else f"{task}; Ascend task id not set"
+
+
+def coverage_section(entry):
+    details = entry["results"].get("api_call_details") or {}
+    lines = ["#### API coverage (measured while the tests ran)", ""]
+    if details.get("mechanism"):
+        lines += [f"Calls recorded with {details['mechanism']}; a call counts as explicit when the calling frame "
+                  "is outside torch.", ""]
+    lines += ["| API | task | verdict | tests that called it |", "| --- | --- | --- | --- |"]
+    for row in entry["coverage"]:
+        task = _task_text(row)
+        verdict = _STATE_WORDS.get(row["state"], f"**FAIL: {row['text']}**")
+        if row["state"] == "absent":
+            verdict = row["text"] + " — not a failure"
+        calls = _call_list(row["direct"]) or "—"
+        if row["indirect"]:
+            calls += "; only through torch: " + _call_list(row["indirect"])
+        if row["threads"]:
+            calls += "; in other threads: " + ", ".join(
+                f"{code(t)} ({', '.join(names)})" for t, names in row["threads"].items())
+        lines.append(f"| {code(row['name'])} | {cell(task)} | {cell(verdict)} | {cell(calls)} |")
+    unmeasured = details.get("unmeasured_tests") or []
+    if unmeasured:
+        lines += ["", f"Not measured (another profiler was active): {', '.join(code(t) for t in unmeasured)}"]
+    return lines + [""]
+
+
+def log_section(entry):
+    lines = [f"### {entry['name']}", ""]
+    if entry["state"] != "ok":
+        return lines + [f"**{entry['message']}** ({code(entry['file'])})", ""]
+    results = entry["results"]
+    total = results["totals"]
+    lines += [f"Totals: {total.get('run', 0)} tests run: {counts_text(total)}.", ""]
+    for run in sorted(results["runs"], key=lambda r: (r["path"], not r["initial_grad_mode"])):
+        lines += run_section(run, entry.get("file_status") or {})
+    return lines + isolation_section(entry) + coverage_section(entry)
+
+
+def upstream_section(upstream):
+    if upstream["state"] != "ran":
+        text = upstream["message"]
+        return [f"**{text}** ({code(upstream['file'])})" if upstream["state"] == "corrupt" else text, ""]
+    lines = []
+    for patch in upstream["patches"]:
+        lines += [f"### {code(patch['patch'] or 'patch (name not recorded)')}", "",
+                  f"- PyTorch source: {code(patch['source']) if patch['source'] else 'not recorded'}",
+                  f"- base file matches the patch: {_yes_no(patch['base_matches'])}",
+                  f"- patch applies: {_yes_no(patch['applies'])}",
+                  f"- torch {patch['torch_version'] or 'not recorded'}, device {patch['device'] or 'not recorded'}"]
+        if patch["error"]:
+            lines.append(f"- **{patch['error']}**")
+        lines.append("")
+        if patch["tests"]:
+            lines += ["| test | outcome | reason |", "| --- | --- | --- |"]
+            for test in patch["tests"]:
+                outcome = test["outcome"]
+                if test["kind"] in ("failed", "error", "unexpected_success"):
+                    outcome = f"**{outcome}**"
+                lines.append(f"| {cell(code(test['name']))} | {cell(outcome)} | {cell(test['reason'] or '')} |")
+            lines.append("")
+        else:
+            lines += ["No per-test results recorded.", ""]
+    return lines
+
+
+# --------------------------------------------------------------------------- document
+def render(doc):
+    problems = doc["problems"]
+    if problems:
+        verdict = f"**Result: FAIL** — {len(problems)} problem(s), listed below."
+    else:
+        verdict = ("**Result: PASS** — every expected env ran, no test failed, every target API present in an "
+                   "env was called by a test.")
+    lines = ["# API-consistency evidence report", "", verdict, "",
+             f"Generated {doc['generated_at']} from {code(doc['results_dir'])}; expected envs: "
+             + ", ".join(code(name) for name in doc["expected_envs"]) + ".", ""]
+    lines += [f"Note: {note}" for note in doc["notes"]] + ([""] if doc["notes"] else [])
+    lines += summary(doc) + [""]
+    upstream = doc["upstream"]
+    if upstream["state"] == "ran":
+        lines += ["Upstream patches: " + "; ".join(
+            f"{p['patch'] or 'patch'}: " + counts_text(upstream_counts(p)) for p in upstream["patches"]), ""]
+    else:
+        lines += [f"Upstream patches: {upstream['message']}", ""]
+    if problems:
+        lines += ["Problems:", ""] + [f"- {cell(problem)}" for problem in problems] + [""]
+    lines += ["## 【测试环境】", ""]
+    for entry in doc["envs"]:
+        lines += environment_section(entry)
+    lines += ["## 【测试命令】", ""] + commands_section(doc)
+    lines += ["## 【测试日志】", ""]
+    for entry in doc["envs"]:
+        lines += log_section(entry)
+    lines += ["## 【upstream patch 实跑日志】", ""] + upstream_section(upstream)
+    return "\n".join(lines).rstrip() + "\n"
+
