@@ -56,7 +56,7 @@ def vmap_level(batch_size):
 
 
 def add_batch_dim(tensor, batch_dim, level):
-    """The API under test, called through its public-to-functorch name."""
+    """The API under test: torch._functorch.vmap._add_batch_dim, the name torch.vmap itself calls."""
     return vmap_module._add_batch_dim(tensor, batch_dim, level)
 
 
@@ -407,8 +407,9 @@ class TestAddBatchDimThroughVmap(AddBatchDimTestBase):
                     self.expect_meta(per_sample, f"{mode_name}: gradient under the hand-built level",
                                      batched=True, level=level, bdim=0, shape=(3,))
                     by_hand = remove_batch_dim(per_sample, level, 4, 0)
-            torch.testing.assert_close(loop, closed_form, atol=0, rtol=0,
-                                       msg=lambda message, m=mode_name: f"{m}: CPU loop of grad vs closed form: {message}")
+            torch.testing.assert_close(
+                loop, closed_form, atol=0, rtol=0,
+                msg=lambda message, m=mode_name: f"{m}: CPU loop of grad vs closed form: {message}")
             self.expect_on_device_and_exact(via_vmap, closed_form, f"{mode_name}: vmap(grad(loss))")
             self.expect_on_device_and_exact(by_hand, closed_form, f"{mode_name}: grad under _add_batch_dim")
 
