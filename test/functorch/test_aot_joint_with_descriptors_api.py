@@ -110,7 +110,7 @@ def requires_grad_copy(tensor):
 
 
 def leaf_copies(tensors):
-    """Fresh DEVICE leaves that require grad: what a caller passes as parameters."""
+    """Fresh leaves (same device) that require grad: what a caller passes as parameters."""
     return [t.detach().clone().requires_grad_(True) for t in tensors]
 
 
@@ -281,7 +281,7 @@ class TestAotExportJointWithDescriptors(TestCase):
             assert_close(got, want, f"joint graph gradient of {name}")
 
     def test_in_spec_describes_params_buffers_inputs_and_kwargs(self):
-        """in_spec is the pytree spec of ([*params, *buffers, *args], kwargs)."""
+        """in_spec is the pytree spec of ([*params, *buffers, *args], kwargs); kwargs become plain inputs."""
         _, model = reference_and_device_copy(BatchNormModel, seed=0)
         x = sample(5, 3, seed=1).to(DEVICE)
         with torch.enable_grad(), contextlib.ExitStack() as stack:
@@ -297,6 +297,10 @@ class TestAotExportJointWithDescriptors(TestCase):
         flat = list(model.parameters()) + [x]
         assert_same(joint.in_spec, pytree.tree_structure((flat, kwargs)), "KeywordModel in_spec")
         assert_same(joint.in_spec.num_leaves, 5, "KeywordModel in_spec leaves (2 params + x + 2 kwargs)")
+        d = descriptors()
+        user_inputs = [desc for _, desc in placeholders(joint.graph_module)][2:5]
+        assert_same(user_inputs, [d.PlainAOTInput(idx=i) for i in range(3)],
+                    "KeywordModel user-input descriptors (x, then the kwargs in in_spec order)")
 
     def test_out_spec_is_the_eager_output_structure(self):
         """out_spec equals the pytree structure of the module's eager output (leaf, or tuple with a dict)."""
@@ -330,7 +334,7 @@ class TestAotExportJointWithDescriptors(TestCase):
         assert_close(out, reference(x_cpu), "inference-graph output")
 
     def test_compiler_keywords_belong_to_the_installed_stage(self):
-        """fw_compiler/bw_compiler: on export up to 2.10 (since 2.9.1), on compile from 2.11; both get used."""
+        """fw_compiler/bw_compiler are compile keywords from 2.11 (export keywords in 2.9.1); both get used."""
         export_params = inspect.signature(aot_autograd.aot_export_joint_with_descriptors).parameters
         compile_params = inspect.signature(aot_autograd.aot_compile_joint_with_descriptors).parameters
         compile_takes_compilers = torch_version_at_least("2.11")
