@@ -130,7 +130,7 @@ class Target:
         elif isinstance(obj, types.BuiltinFunctionType) and self.bound_self is None:
             self.builtin = obj
             self.kind = "C builtin"
-            self.defined_at = f"C function {getattr(obj, '__module__', None) or '?'}.{obj.__name__}"
+            self.defined_at = f"{getattr(obj, '__module__', None) or '?'}.{obj.__name__}"
         else:
             self.status = "error"
             self.reason = f"cannot watch calls of a {type(obj).__name__} (not a function or C builtin)"
@@ -157,13 +157,11 @@ def _internal_prefixes():
 def _short_path(filename, prefixes=None):
     """A path relative to the working directory, or to site-packages for installed packages."""
     absolute = os.path.abspath(filename)
-    cwd = os.getcwd() + os.sep
-    if absolute.startswith(cwd):
-        return absolute[len(cwd):]
     for prefix in _internal_prefixes() if prefixes is None else prefixes:
         if absolute.startswith(prefix):
             return os.path.relpath(absolute, os.path.dirname(prefix.rstrip(os.sep)))
-    return filename
+    cwd = os.getcwd() + os.sep
+    return absolute[len(cwd):] if absolute.startswith(cwd) else filename
 
 
 def _site(frame, prefixes=None):

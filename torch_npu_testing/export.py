@@ -45,6 +45,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 from dataclasses import dataclass, field
 
 from .errors import UsageError
@@ -81,7 +82,9 @@ REPORT_GLOB = os.path.join("reports", "*.md")
 
 
 # --------------------------------------------------------------------------- branch map
-def load_branch_map(path=BRANCHES_FILE):
+def load_branch_map(path=None):
+    """The branch -> files map (``export_branches.json`` beside this module unless ``path`` is given)."""
+    path = path or BRANCHES_FILE
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -175,6 +178,11 @@ class InlinedHelpers:
     code: str = ""                               # the definitions, separated by two blank lines
 
 
+def source_lines(text):
+    """Lines as Python's parser counts them (``str.splitlines`` also splits at \\f, \\x1c, \\u2028...)."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z", text)
+
+
 def _referenced_names(node):
     return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
 
@@ -187,7 +195,7 @@ def _segment(lines, node):
 def inline_portable(wanted, source):
     """The definitions of ``wanted`` in ``source`` and everything they reference, plus the imports they use."""
     tree = ast.parse(source)
-    lines = source.splitlines(keepends=True)
+    lines = source_lines(source)
     definitions, imports = {}, {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -247,14 +255,25 @@ def ascend_header(year, holder=DEFAULT_COPYRIGHT_HOLDER):
             "# limitations under the License.\n")
 
 
-HELPERS_BANNER = """\
-# ---------------------------------------------------------------------------------------------------
-# Helpers carried inside this file, so that it needs only torch, torch_npu and the standard library:
-# version gating (requires_api, torch_version_at_least), the device the tests run on (device_type) and
-# a TestCase that fails any test leaving global state changed (grad mode, inference mode, default dtype,
-# torch._functorch.config, functorch vmap/grad nesting).
-# ---------------------------------------------------------------------------------------------------
-"""
+BANNER_RULE = "# " + "-" * 99 + "\n"
+BANNER_PARTS = {
+    "requires_api": "version gating (requires_api)",
+    "torch_version_at_least": "release checks (torch_version_at_least)",
+    "device_type": "the device the tests run on (device_type)",
+    "TestCase": ("a TestCase that fails any test leaving global state changed (grad mode, inference mode, "
+                 "default dtype, torch._functorch.config, functorch vmap/grad nesting)"),
+}
+
+
+def helpers_banner(names):
+    """The comment above the carried helpers, naming what is there."""
+    parts = [BANNER_PARTS[name] for name in ("requires_api", "torch_version_at_least", "device_type", "TestCase")
+             if name in names]
+    text = ("Helpers carried inside this file, so that it needs only torch, torch_npu and the standard "
+            "library: " + "; ".join(parts) + ".")
+    body = "".join(f"# {line}\n" for line in textwrap.wrap(text, 99))
+    return BANNER_RULE + body + BANNER_RULE
+
 
 DEVICE_TYPE_SOURCE = '''\
 def device_type():
@@ -413,7 +432,7 @@ def convert_test_file(path, text, helpers_source, header):
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     names = [name for name in PUBLIC_NAMES if name in imported and name in used]
 
-    lines = text.splitlines(keepends=True)
+    lines = source_lines(text)
     import_line_text = "".join(lines[kit_import.lineno - 1:kit_import.end_lineno]).strip()
     if import_line_text != ast.get_source_segment(text, kit_import).strip():
         problems.append(FileProblem(path, kit_import.lineno, "the kit import line must be a statement of its own"))
@@ -431,7 +450,7 @@ def convert_test_file(path, text, helpers_source, header):
 
     carried = set(helpers.names) | set(GENERATED_NAMES)
     for name, line in sorted(_top_level_bindings(tree).items()):
-        if name in carried and name not in ("torch",):
+        if name in carried and name not in ("torch", "torch_npu"):
             problems.append(FileProblem(path, line, (
                 f"defines {name!r}, a name the exported helpers define too; rename it in the kit file")))
     if "TestCase" in names:
@@ -439,7 +458,8 @@ def convert_test_file(path, text, helpers_source, header):
 
     own_plain = _plain_imports(own_imports)
     stdlib = [name for name in helpers.stdlib_imports if name not in own_plain]
-    npu_imports = ["import torch_npu  # noqa: F401  (registers the npu device with torch)\n"]
+    npu_imports = [] if "torch_npu" in own_plain else [
+        "import torch_npu  # noqa: F401  (registers the npu device with torch)\n"]
     from_testcase = []
     if "TestCase" in names:
         from_testcase.append("TestCase as _NPUTestCase")
@@ -465,7 +485,8 @@ def convert_test_file(path, text, helpers_source, header):
     if "TestCase" in names:
         blocks.append(TESTCASE_SOURCE)
     if blocks:
-        out.append("\n\n" + HELPERS_BANNER + "\n\n".join(blocks))
+        out.append("\n\n" + helpers_banner(set(names) | ({"device_type"} if needs_device_type else set()))
+                   + "\n\n".join(blocks))
     rest = "".join(lines[last_import_line:]).lstrip("\n")
     out.append("\n\n" + rest)
     new_text = "".join(out)
@@ -510,6 +531,7 @@ class Plan:
     left_out: dict
     report: str = None
     checkout_branch: str = None
+    notes: list = field(default_factory=list)
 
 
 def plan_export(kit_root, branch, dest, branch_map=None, year=None, holder=DEFAULT_COPYRIGHT_HOLDER,
@@ -567,7 +589,39 @@ def plan_export(kit_root, branch, dest, branch_map=None, year=None, holder=DEFAU
             with open(path, "rb") as handle:
                 target.action = "unchanged" if handle.read() == target.content else "replace"
     return Plan(branch, dest, entry.get("torch", "?"), targets, dict(entry.get("left_out", {})),
-                checkout_branch=current_branch(dest))
+                checkout_branch=current_branch(dest), notes=patch_notes(kit_root, targets))
+
+
+def patch_notes(kit_root, targets):
+    """What a reviewer should know about the copied patches: their upstream base, and kit references in them.
+
+    Patches are copied byte for byte, so a mention of this kit inside one is reported, not rewritten.
+    """
+    manifest = {}
+    manifest_path = os.path.join(kit_root, "test_upstream", "manifest.json")
+    if os.path.isfile(manifest_path):
+        try:
+            with open(manifest_path, encoding="utf-8") as handle:
+                manifest = json.load(handle).get("patches", {})
+        except (OSError, ValueError, AttributeError):
+            manifest = {}
+    notes = []
+    for target in targets:
+        if target.kind != "upstream patch":
+            continue
+        entry = manifest.get(target.rel_path[len("test_upstream/"):], {}) if target.rel_path.startswith(
+            "test_upstream/") else {}
+        upstream = entry.get("upstream") or {}
+        base = upstream.get("tag") or (upstream.get("commit") or "")[:12]
+        if base:
+            notes.append(f"{target.rel_path}: made against {upstream.get('repo', 'pytorch/pytorch')} {base}"
+                         + (f" (file blob {entry['base_blob'][:12]})" if entry.get("base_blob") else ""))
+        text = target.content.decode("utf-8", errors="replace")
+        mentions = sorted({match.group(0) for match in KIT_REFERENCE_RE.finditer(text)})
+        if mentions:
+            notes.append(f"{target.rel_path}: copied byte for byte, and it mentions {', '.join(mentions)} "
+                         f"({len(KIT_REFERENCE_RE.findall(text))} times); reword it in the kit if Ascend should not")
+    return notes
 
 
 def write_plan(plan):
@@ -614,14 +668,21 @@ def _env_name(branch):
 
 
 def commit_title(branch, rel_paths, branch_map):
-    """A suggested one-line commit / PR title: ``[API一致性] add tests for A, B and C (v2.12.0)``."""
+    """A suggested one-line commit / PR title, e.g.
+
+    ``[API一致性] add tests for config.patch, _add_batch_dim + upstream test_x patch (v2.12.0)``.
+    """
     files = branch_map.get("files", {})
-    titles = [files.get(rel, {}).get("title") or os.path.basename(rel) for rel in rel_paths]
-    if len(titles) > 1:
-        listed = ", ".join(titles[:-1]) + " and " + titles[-1]
-    else:
-        listed = titles[0]
-    return f"[API一致性] add tests for {listed} ({branch})"
+
+    def title(rel):
+        return files.get(rel, {}).get("title") or os.path.basename(rel)
+
+    tests = [title(rel) for rel in rel_paths if not rel.endswith(".patch")]
+    patches = [title(rel) for rel in rel_paths if rel.endswith(".patch")]
+    text = "[API一致性] add tests for " + ", ".join(tests) if tests else "[API一致性] add"
+    if patches:
+        text += f" + upstream {', '.join(patches)} patch{'es' if len(patches) > 1 else ''}"
+    return f"{text} ({branch})"
 
 
 def describe(plan, branch_map, dry_run=False):
@@ -634,6 +695,9 @@ def describe(plan, branch_map, dry_run=False):
     if plan.left_out:
         out.append(f"left out on {plan.branch}:")
         out.extend(f"  {rel}: {why}" for rel, why in plan.left_out.items())
+    if plan.notes:
+        out.append("notes:")
+        out.extend(f"  {note}" for note in plan.notes)
     title = commit_title(plan.branch, [t.rel_path for t in plan.targets], branch_map)
     out.append("suggested commit title:")
     out.append(f"  {title}")

@@ -186,15 +186,21 @@ def write_junit(runs, directory):
     os.makedirs(directory, exist_ok=True)
     for run in runs:
         c = run["counts"]
-        suite = ET.Element("testsuite", name=run["path"], tests=str(c["run"]), failures=str(c["failed"]),
+        # an unexpected success fails the suite (closing line, exit status), so it is a failure here too
+        suite = ET.Element("testsuite", name=run["path"], tests=str(c["run"]),
+                           failures=str(c["failed"] + c["unexpected_successes"]),
                            errors=str(c["errors"]), skipped=str(c["skipped"]))
         for test in run["tests"]:
-            classname, _, name = test["id"].rpartition(".")
-            case = ET.SubElement(suite, "testcase", classname=classname, name=name,
+            # "Class.test (x=1.5)": the class ends at the last dot before the subTest parameters
+            test_id, space, parameters = test["id"].partition(" (")
+            classname, _, name = test_id.rpartition(".")
+            case = ET.SubElement(suite, "testcase", classname=classname, name=name + space + parameters,
                                  time=str(test.get("duration_s") or 0))
             if test["outcome"] in ("failed", "error"):
                 tag = "failure" if test["outcome"] == "failed" else "error"
                 ET.SubElement(case, tag, message=test["outcome"]).text = test.get("details", "")
+            elif test["outcome"] == "unexpected_success":
+                ET.SubElement(case, "failure", message="unexpected success")
             elif test["outcome"] == "skipped":
                 ET.SubElement(case, "skipped", message=test.get("reason", ""))
         mode = "grad-enabled" if run["initial_grad_mode"] else "grad-disabled"

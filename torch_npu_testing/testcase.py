@@ -75,7 +75,7 @@ def _route_junit_xml(directory):
             return
         sys.argv.extend(["--save-xml", directory])
         if not hasattr(base, "parse_cmd_line_args"):
-            # torch < 2.11 parsed sys.argv when common_utils was imported: the flag above comes too late.
+            # common_utils without parse_cmd_line_args (torch 2.7.1) parsed sys.argv at import: too late.
             base.TEST_SAVE_XML = directory
     elif hasattr(base, "TEST_REPORT_PATH"):
         # torch_npu's run_tests writes XML itself when IN_CI=1 and passes sys.argv to unittest.main,

@@ -43,7 +43,8 @@ def pip_command(spec, python=sys.executable):
     return [python, "-m", "pip", "install", "--no-deps", spec]
 
 
-def ensure(spec, run=subprocess.call, out=sys.stdout):
+def ensure(spec, run=subprocess.call, out=None):
+    out = sys.stdout if out is None else out  # looked up per call, so a redirected stdout is honoured
     spec = (spec or "").strip()
     if not spec:
         print("ensure-torch-npu: no torch_npu requested for this env (empty spec)", file=out)

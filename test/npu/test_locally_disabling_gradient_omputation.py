@@ -17,9 +17,9 @@ expectations). On an accelerator (``DEVICE != "cpu"``) every computation runs on
 values and gradients are also compared with the same computation on the CPU.
 
 Every test establishes the starting grad mode it needs (``with torch.set_grad_enabled(start)``) and
-asserts relative to it, so the file passes whatever the process's initial grad mode is
-(``TORCH_NPU_TESTING_INITIAL_GRAD_MODE=0|1``). The grad mode is checked immediately after each
-``with`` block or decorated call returns, never only after an outer context has restored it.
+asserts relative to it, so the file passes whatever the process's initial grad mode is. The grad
+mode is checked immediately after each ``with`` block or decorated call returns, never only after an
+outer context has restored it.
 """
 from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
 

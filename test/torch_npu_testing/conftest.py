@@ -42,7 +42,7 @@ def run_python(clean_env):
     """``run_python(args, python=sys.executable, cwd=None, **env)`` -> CompletedProcess (text, captured)."""
     def run(args, python=sys.executable, cwd=None, **env):
         return subprocess.run([str(python)] + [str(arg) for arg in args], cwd=cwd, env=clean_env(**env),
-                              capture_output=True, text=True, timeout=300)
+                              capture_output=True, text=True, timeout=300, check=False)
     return run
 
 

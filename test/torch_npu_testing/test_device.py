@@ -207,7 +207,8 @@ def test_torch_npu_missing_a_dependency_is_reported_as_failed_import():
     def missing_dependency(name):
         raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
     choice = resolve_device({}, fake_torch(CPU_BUILD), missing_dependency)
-    assert choice.notes == ("torch_npu is installed but failed to import (ModuleNotFoundError: No module named 'yaml')",)
+    assert choice.notes == (
+        "torch_npu is installed but failed to import (ModuleNotFoundError: No module named 'yaml')",)
 
 
 def test_broken_torch_npu_with_available_cuda_uses_cuda_and_keeps_the_note():
@@ -230,8 +231,8 @@ def test_accelerator_is_available_raising_is_cpu_with_the_exception():
     accelerator = FakeAccelerator("cuda", raises=RuntimeError("Found no NVIDIA driver on your system."))
     choice = resolve_device({}, fake_torch(accelerator), not_installed)
     assert choice.type == "cpu"
-    assert choice.notes == ("torch.accelerator.is_available() raised (RuntimeError: Found no NVIDIA driver on your "
-                            "system.)",)
+    assert choice.notes == (
+        "torch.accelerator.is_available() raised (RuntimeError: Found no NVIDIA driver on your system.)",)
 
 
 def test_cpu_only_build_is_cpu_without_notes():
@@ -377,6 +378,7 @@ from torch_npu_testing import device_type
 first, second = device_type(), device_type()
 import torch
 print(json.dumps({"device": [first, second], "torch": torch.__version__, "cuda_build": torch.version.cuda,
+                  "cuda_available": torch.cuda.is_available(),
                   "current_accelerator": str(torch.accelerator.current_accelerator()),
                   "torch_npu_installed": importlib.util.find_spec("torch_npu") is not None,
                   "autoload": os.environ.get("TORCH_DEVICE_BACKEND_AUTOLOAD")}))
@@ -399,6 +401,8 @@ def test_pypi_cuda_build_without_gpu_resolves_cpu(run_python, tox_python, env_na
     assert info["torch"].startswith(version)
     if not info["cuda_build"]:
         pytest.skip(f".tox/{env_name} has a CPU build of torch ({info['torch']}); this test needs a CUDA build")
+    if info["cuda_available"]:
+        pytest.skip("a GPU is usable here; this test covers a CUDA build on a machine without one")
     assert info["current_accelerator"] == "cuda"  # the trap is present ...
     assert info["device"] == ["cpu", "cpu"]  # ... and avoided
     assert info["autoload"] == "0"

@@ -158,10 +158,12 @@ def guard():
 
 def test_guard_reports_nothing_when_nothing_changed(guard):
     """Untouched state (or state changed and changed back) is not a leak."""
+    assert guard.leaks() == []
     torch.set_default_dtype(torch.float64)
     torch.set_default_dtype(guard.default_dtype)
-    with torch.no_grad():
-        assert guard.leaks() == [f"grad mode: was {guard.grad_enabled}, left False"] if guard.grad_enabled else True
+    with torch.no_grad(), torch.enable_grad():
+        functorch._vmap_increment_nesting(2, "error")
+        functorch._vmap_decrement_nesting()
     assert guard.leaks() == []
 
 
@@ -239,16 +241,20 @@ def test_guard_restores_only_down_to_its_own_level(guard):
 
 
 def test_guard_reports_inference_mode_without_resetting_it(guard):
-    """Inference mode can only be left by its RAII guard: reported, and still on after restore()."""
+    """Inference mode can only be left by its RAII guard: reported (with the grad mode it turns off), and
+    still on after restore()."""
+    torch.set_grad_enabled(True)
+    outer = GlobalStateGuard()
     context = torch.inference_mode()
     context.__enter__()
     try:
-        assert guard.leaks() == ["inference mode: was False, left True"]
-        guard.restore()
+        assert outer.leaks() == ["grad mode: was True, left False", "inference mode: was False, left True"]
+        outer.restore()
         assert torch.is_inference_mode_enabled()
+        assert outer.leaks() == ["inference mode: was False, left True"]
     finally:
         context.__exit__(None, None, None)
-    assert guard.leaks() == []
+    assert outer.leaks() == []
 
 
 def test_guard_reports_several_leaks_in_a_fixed_order(guard):

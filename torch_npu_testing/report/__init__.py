@@ -19,10 +19,10 @@ import sys
 
 from ..api_calls import MANIFEST_PATH, load_manifest
 from ..errors import UsageError
-from .collect import DEFAULT_ENVS, ENVS_VARIABLE, collect, expected_envs
+from .collect import DEFAULT_ENVS, ENVS_VARIABLE, collect_results, expected_envs
 from .render import render
 
-__all__ = ["add_arguments", "collect", "main", "render", "write_report"]
+__all__ = ["add_arguments", "collect_results", "main", "render", "write_report"]
 
 MARKDOWN_NAME = "report.md"
 JSON_NAME = "report.json"
@@ -64,7 +64,7 @@ def main(args):
                                    ("--manifest", args.manifest, MANIFEST_PATH)):
         if value != default:
             command += [option, value]
-    doc = collect(args.results, envs, manifest, args.upstream, command=command)
+    doc = collect_results(args.results, envs, manifest, args.upstream, command=command)
     path = write_report(doc, args.out)
     problems = doc["problems"]
     print(f"report: {'FAIL, ' + str(len(problems)) + ' problem(s)' if problems else 'PASS'}", file=sys.stderr)

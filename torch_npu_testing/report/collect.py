@@ -361,7 +361,7 @@ def _isolation_problems(name, results, ran):
 
 
 # --------------------------------------------------------------------------- the document
-def collect(results_dir, expected, manifest, upstream_path=None, command=None):
+def collect_results(results_dir, expected, manifest, upstream_path=None, command=None):
     """The evidence document: every env (expected and found), upstream, problems, verdict."""
     results_dir = os.path.abspath(results_dir)
     envs = find_envs(results_dir, expected, os.path.basename(upstream_path) if upstream_path else UPSTREAM_FILE)

@@ -227,14 +227,26 @@ def isolation_section(entry):
     return lines + [""]
 
 
-def _call_list(calls):
-    parts = []
+def _call_item(call):
+    """``- `Class.test` at lines 12, 40`` (sites in the test's own file shortened to their line)."""
+    prefix = (call.get("file") or "\0") + ":"
+    lines = [site[len(prefix):] for site in call["sites"] if site.startswith(prefix) and site[len(prefix):].isdigit()]
+    others = [site for site in call["sites"] if not (site.startswith(prefix) and site[len(prefix):].isdigit())]
+    where = ([f"line{'s' if len(lines) > 1 else ''} {', '.join(lines)}"] if lines else []) + others
+    count = f"{call['calls']} call{'s' if call.get('calls', 1) != 1 else ''}" if call.get("calls") else ""
+    text = code(call["test"]) + (f" ({count})" if count else "")
+    return f"  - {text}" + (": " + "; ".join(where) if where else "")
+
+
+def _calls_by_file(calls, label):
+    lines, files = [], []
     for call in calls:
-        if call["sites"]:
-            parts.append(f"{code(call['test'])} at " + ", ".join(call["sites"]))
-        else:
-            parts.append(code(call["test"]) + (f" in {code(call['file'])}" if call.get("file") else ""))
-    return "; ".join(parts)
+        if call.get("file") not in files:
+            files.append(call.get("file"))
+    for path in files:
+        lines.append(f"  - {label}" + (f" in {code(path)}:" if path else ":"))
+        lines += ["  " + _call_item(call) for call in calls if call.get("file") == path]
+    return lines
 
 
 def _task_text(row):
@@ -247,21 +259,27 @@ def coverage_section(entry):
     details = entry["results"].get("api_call_details") or {}
     lines = ["#### API coverage (measured while the tests ran)", ""]
     if details.get("mechanism"):
-        lines += [f"Calls recorded with {details['mechanism']}; a call counts as explicit when the calling frame "
-                  "is outside torch.", ""]
-    lines += ["| API | task | verdict | tests that called it |", "| --- | --- | --- | --- |"]
+        lines += [f"Calls recorded with {details['mechanism']} while each test ran. A call is explicit when the "
+                  "frame calling the API is outside torch; \"only through torch\" means torch called it on the "
+                  "test's behalf (e.g. `torch.vmap` calling `_add_batch_dim`), which alone does not count.", ""]
+    lines += ["| API | task | verdict | tests calling it explicitly | only through torch |",
+              "| --- | --- | --- | --- | --- |"]
     for row in entry["coverage"]:
-        task = _task_text(row)
         verdict = _STATE_WORDS.get(row["state"], f"**FAIL: {row['text']}**")
         if row["state"] == "absent":
             verdict = row["text"] + " — not a failure"
-        calls = _call_list(row["direct"]) or "—"
-        if row["indirect"]:
-            calls += "; only through torch: " + _call_list(row["indirect"])
-        if row["threads"]:
-            calls += "; in other threads: " + ", ".join(
-                f"{code(t)} ({', '.join(names)})" for t, names in row["threads"].items())
-        lines.append(f"| {code(row['name'])} | {cell(task)} | {cell(verdict)} | {cell(calls)} |")
+        lines.append(f"| {code(row['name'])} | {cell(_task_text(row))} | {cell(verdict)} | "
+                     f"{len(row['direct'])} | {len(row['indirect'])} |")
+    lines.append("")
+    for row in entry["coverage"]:
+        if not (row["direct"] or row["indirect"]):
+            continue
+        where = f" ({row['kind']}: {row['defined_at']})" if row.get("defined_at") else ""
+        lines.append(f"- {code(row['name'])}{where}")
+        lines += _calls_by_file(row["direct"], "called explicitly")
+        lines += _calls_by_file(row["indirect"], "only through torch")
+        for test_id, names in row["threads"].items():
+            lines.append(f"  - {code(test_id)} called it from other threads: {', '.join(names)}")
     unmeasured = details.get("unmeasured_tests") or []
     if unmeasured:
         lines += ["", f"Not measured (another profiler was active): {', '.join(code(t) for t in unmeasured)}"]

@@ -59,7 +59,7 @@ def run_git(args, cwd, input_text=None):
     """Run ``git <args>`` in ``cwd`` (confined to it, see the module docstring); never raises on failure."""
     completed = subprocess.run(
         [git_executable(), "-c", "core.quotepath=off", "-c", "color.ui=false", *args],
-        cwd=str(cwd), env=_env(cwd), input=input_text, capture_output=True, text=True,
+        check=False, cwd=str(cwd), env=_env(cwd), input=input_text, capture_output=True, text=True,
         encoding="utf-8", errors="surrogateescape")
     return GitResult(completed)
 

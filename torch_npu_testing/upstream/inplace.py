@@ -14,8 +14,16 @@ from pathlib import Path
 
 from ..errors import UsageError
 from . import gitutil
-from .scratch import ALREADY_APPLIED, APPLIES, CONFLICT, MISSING_BASE, assess, copy_into, require_all_apply, \
-    temporary_dir
+from .scratch import (
+    ALREADY_APPLIED,
+    APPLIES,
+    CONFLICT,
+    MISSING_BASE,
+    assess,
+    copy_into,
+    require_all_apply,
+    temporary_dir,
+)
 
 
 def apply_in_place(source, patches, data):

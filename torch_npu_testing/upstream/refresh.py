@@ -27,7 +27,7 @@ def _targets(patches_dir, scratch, requested, added):
         plan.append((name, patch.target, patch.preamble))
     for path in added or []:
         target = path.strip().replace(os.sep, "/").lstrip("/")
-        if target.startswith("a/") or target.startswith("b/") or ".." in target.split("/"):
+        if target.startswith(("a/", "b/")) or ".." in target.split("/"):
             raise UsageError(f"--add takes an upstream path relative to the checkout root, got {path!r}")
         name = target + PATCH_SUFFIX
         if name in names:

@@ -47,6 +47,10 @@ class PatchStatus:
         name = self.patch.name
         if self.state == MISSING_BASE:
             return f"{name}: base file missing: {self.patch.target} is not in the checkout"
+        if self.state == ALREADY_APPLIED:
+            is_result = blob_matches(self.patch.result_blob, self.actual_base)
+            result = " (the file is the patch's result)" if is_result else ""
+            return f"{name}: already applied in the checkout{result}"
         if self.base_matches:
             base = f"base is the recorded base {self.recorded_base[:12]}"
         else:

@@ -1,0 +1,451 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of ``python -m torch_npu_testing report``: collecting the envs' results and rendering them.
+
+Results folders are real files in tmp dirs. Most results are built here in the suite's format (with the
+suite's own ``count``/``totals``), for the cases a real run cannot produce on demand: an env whose tests
+failed, an env that crashed before writing results, corrupt / empty / unknown-format files, a missing
+upstream source, APIs absent or not called. One end-to-end test runs the real ``suite --api-calls`` and
+then the real ``report`` command, and SHA-256 values are compared with the ``sha256sum`` binary.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from torch_npu_testing import report, suite
+from torch_npu_testing.api_calls import load_manifest
+from torch_npu_testing.report import collect as collect_module
+
+ENVS = ["v2_7", "v2_11", "v2_12", "master"]
+TORCH = {"v2_7": "2.7.1+cpu", "v2_11": "2.11.0+cpu", "v2_12": "2.12.0+cpu", "master": "2.13.0+cpu"}
+CONFIG_FILE = "test/functorch/test_functorch_config_api.py"
+GRAD_FILE = suite.GRAD_MODE_FILES[0]
+AOT = ("torch._functorch.aot_autograd.aot_export_joint_with_descriptors",
+       "torch._functorch.aot_autograd.aot_compile_joint_with_descriptors")
+CONFIG_TESTS = [("FunctorchConfigPatch.test_patch_restores", "passed", None),
+                ("FunctorchConfigPatch.test_on_accelerator", "skipped", "needs an accelerator | npu or cuda")]
+GRAD_TESTS = [("SetGradEnabledClone.test_clone_keeps_mode", "passed", None),
+              ("NoGrad.test_no_grad_disables", "passed", None)]
+
+
+# --------------------------------------------------------------------------- building results
+def write_file(root, relative, text):
+    path = os.path.join(root, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
+def make_run(root, path, tests, grad_mode=True):
+    records = []
+    for test_id, outcome, extra in tests:
+        record = {"id": test_id, "outcome": outcome, "duration_s": 0.01}
+        if outcome == "skipped":
+            record["reason"] = extra
+        elif extra:
+            record["details"] = extra
+        records.append(record)
+    return {"path": path, "sha256": suite.sha256_of(os.path.join(root, path)), "initial_grad_mode": grad_mode,
+            "tests": records, "counts": suite.count(records), "duration_s": 0.2}
+
+
+def api_details(env, called_by, states=None):
+    """``api_call_details`` with every manifest API called directly by ``called_by[name]`` (a test id)."""
+    states = states or {}
+    apis = {}
+    for api in load_manifest():
+        name = api["name"]
+        state = states.get(name, "absent" if env == "v2_7" and name in AOT else "direct")
+        info = {"task": name, "ascend_task_id": None, "since": api["since"], "test_file": api["test_file"],
+                "status": "present", "reason": None, "expected_absent": False, "kind": "python function",
+                "defined_at": "torch/x.py:1", "tests": {}, "calls_outside_tests": 0}
+        if state in ("absent", "absent_unexpected"):
+            info.update(status="absent", reason="torch._functorch.aot_autograd has no attribute 'x'",
+                        expected_absent=state == "absent", kind=None, defined_at=None)
+        elif state in ("direct", "indirect"):
+            info["tests"][called_by[name]] = {
+                "direct": int(state == "direct"), "indirect": int(state == "indirect"),
+                "direct_sites": [f"{api['test_file']}:10"] if state == "direct" else [],
+                "indirect_sites": [] if state == "direct" else ["torch/utils/_contextlib.py:1 (f) from t.py:3"],
+                "threads": []}
+        apis[name] = info
+    return {"torch_version": TORCH.get(env, "2.12.0"), "mechanism": "sys.setprofile", "unmeasured_tests": [],
+            "apis": apis}
+
+
+def make_results(root, env, config_tests=CONFIG_TESTS, grad_tests=GRAD_TESTS, grad_off_tests=None,
+                 api_states=None, api_calls=True):
+    """A results dict for ``env`` over two real files under ``root`` (written if absent)."""
+    for path in (CONFIG_FILE, GRAD_FILE):
+        if not os.path.exists(os.path.join(root, path)):
+            write_file(root, path, f"# {path}\n")
+    runs = [make_run(root, CONFIG_FILE, config_tests), make_run(root, GRAD_FILE, grad_tests),
+            make_run(root, GRAD_FILE, grad_tests if grad_off_tests is None else grad_off_tests, grad_mode=False)]
+    data = {
+        "format": suite.RESULTS_FORMAT, "env": env, "started_at": "2026-01-01T00:00:00+00:00", "duration_s": 9.5,
+        "command": ["python", "-m", "torch_npu_testing", "suite", "--results", f".tox/results/{env}.json",
+                    "--api-calls"],
+        "cwd": str(root),
+        "probe": {"python": "3.11.7", "python_executable": f"{root}/.tox/{env}/bin/python",
+                  "platform": "Linux-x86_64", "machine": "x86_64",
+                  "torch": {"version": TORCH.get(env, "2.12.0"), "file": "/site/torch", "cuda_build": None,
+                            "git_version": "abc"},
+                  "torch_npu": {"installed_version": None, "file": None, "imported": False, "version": None},
+                  "cann": {"version": None, "file": None},
+                  "device": {"type": "cpu", "reason": "no NPU or other accelerator available", "notes": [],
+                             "count": 1},
+                  "initial_grad_mode": True,
+                  "environment": {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0", "TORCH_NPU_TESTING_DEVICE": None,
+                                  "TOX_ENV_NAME": env}},
+        "runs": runs,
+        "grad_mode_isolation": [{"path": GRAD_FILE, "enabled": runs[1]["counts"], "disabled": runs[2]["counts"]}],
+        "totals": suite.totals(runs),
+    }
+    if api_calls:
+        details = api_details(env, {name: (GRAD_TESTS[0][0] if name.endswith("clone") else CONFIG_TESTS[0][0])
+                                    for name in (api["name"] for api in load_manifest())}, api_states)
+        data["api_calls"] = {name: list(info["tests"]) for name, info in details["apis"].items()}
+        data["api_call_details"] = details
+    return data
+
+
+def write_results(results_dir, env, data):
+    os.makedirs(results_dir, exist_ok=True)
+    with open(os.path.join(results_dir, f"{env}.json"), "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """``(root, results_dir)`` with good results for the four default envs."""
+    results_dir = tmp_path / "results"
+    for env in ENVS:
+        write_results(results_dir, env, make_results(tmp_path, env))
+    return tmp_path, results_dir
+
+
+def build(results_dir, envs=ENVS, upstream=None):
+    doc = collect_module.collect_results(str(results_dir), envs, load_manifest(), upstream)
+    return doc, report.render(doc)
+
+
+def run_main(results_dir, out_dir, *extra):
+    parser = argparse.ArgumentParser()
+    report.add_arguments(parser)
+    return report.main(parser.parse_args(["--results", str(results_dir), "--out", str(out_dir), *extra]))
+
+
+# --------------------------------------------------------------------------- the clean case
+def test_clean_results_pass_and_render_every_section_in_template_order(workspace, capsys):
+    root, results_dir = workspace
+    assert run_main(results_dir, root / "reports") == 0
+    markdown_path = capsys.readouterr().out.strip()
+    assert markdown_path == str(root / "reports" / "report.md")
+    text = open(markdown_path, encoding="utf-8").read()
+    assert "**Result: PASS**" in text
+    positions = [text.index(heading) for heading in
+                 ("| | `v2_7` | `v2_11` | `v2_12` | `master` |", "## 【测试环境】", "## 【测试命令】", "## 【测试日志】",
+                  "## 【upstream patch 实跑日志】")]
+    assert positions == sorted(positions)
+    assert f"| `{CONFIG_FILE}` | 1 passed, 1 skipped | 1 passed, 1 skipped |" in text
+    assert f"| `{GRAD_FILE}` (grad mode disabled at start) | 2 passed |" in text
+    assert "| target APIs called by a test | 3/5 called, 2 absent in this torch | 5/5 called |" in text
+    doc = json.load(open(root / "reports" / "report.json", encoding="utf-8"))
+    assert doc["verdict"] == "pass" and doc["problems"] == []
+    assert doc["envs"][2]["results"]["env"] == "v2_12"  # the raw results the report was made from
+
+
+def test_each_test_is_listed_with_its_outcome_and_skip_reason_escaped(workspace):
+    _, results_dir = workspace
+    _, text = build(results_dir)
+    assert "| `FunctorchConfigPatch.test_patch_restores` | passed |" in text
+    assert "| `FunctorchConfigPatch.test_on_accelerator` | skipped: needs an accelerator \\| npu or cuda |" in text
+    assert "- tests run 2: passed 1, failed 0, skipped 1, errors 0 (0.2 s)" in text
+
+
+def test_environment_and_exact_commands_are_shown(workspace):
+    root, results_dir = workspace
+    _, text = build(results_dir)
+    environment = text[text.index("## 【测试环境】"):text.index("## 【测试命令】")]
+    assert "| torch | 2.11.0+cpu from `/site/torch` |" in environment
+    assert "| torch_npu | not installed |" in environment
+    assert "| CANN | not found |" in environment
+    assert "| Device | cpu x1: no NPU or other accelerator available |" in environment
+    assert "| Initial grad mode | enabled |" in environment
+    assert (f"cd {root} && TORCH_DEVICE_BACKEND_AUTOLOAD=0 TOX_ENV_NAME=v2_12 {root}/.tox/v2_12/bin/python -m "
+            "torch_npu_testing suite --results .tox/results/v2_12.json --api-calls") in text
+    assert "tox -e v2_7,v2_11,v2_12,master,upstream,report" in text
+
+
+def test_grad_mode_isolation_shows_both_initial_modes(workspace):
+    _, results_dir = workspace
+    _, text = build(results_dir)
+    assert f"| `{GRAD_FILE}` | 2 passed | 2 passed | yes |" in text
+
+
+# --------------------------------------------------------------------------- failures
+def test_an_env_whose_tests_failed_fails_the_report_and_shows_the_failure(workspace, capsys):
+    root, results_dir = workspace
+    tests = CONFIG_TESTS + [("FunctorchConfigPatch.test_bad", "failed", "Traceback...\nAssertionError: 1 != 2")]
+    write_results(results_dir, "v2_12", make_results(root, "v2_12", config_tests=tests))
+    assert run_main(results_dir, root / "reports") == 1
+    assert f"v2_12: {CONFIG_FILE}: FunctorchConfigPatch.test_bad failed" in capsys.readouterr().err
+    text = (root / "reports" / "report.md").read_text(encoding="utf-8")
+    assert "**Result: FAIL** — 1 problem(s)" in text
+    assert "| 1 passed, **1 failed**, 1 skipped |" in text
+    assert "| `FunctorchConfigPatch.test_bad` | **failed** |" in text
+    assert "```text\nTraceback...\nAssertionError: 1 != 2\n```" in text
+
+
+def test_an_expected_env_without_results_is_listed_as_not_run(workspace):
+    root, results_dir = workspace
+    os.remove(results_dir / "master.json")
+    (results_dir / "v2_11.json").rename(results_dir / "v2_11.json.tmp")  # crashed while writing
+    doc, text = build(results_dir)
+    states = {entry["name"]: entry["state"] for entry in doc["envs"]}
+    assert states == {"v2_7": "ok", "v2_11": "missing", "v2_12": "ok", "master": "missing"}
+    assert "| environment | torch 2.7.1+cpu, cpu x1 | **no results** | torch 2.12.0+cpu, cpu x1 | **no results** |" in text
+    assert ("**no results: env did not run or crashed before writing results** "
+            f"(`{results_dir}/master.json`)") in text
+    assert ("v2_11: no results: env did not run or crashed before writing results "
+            "(a partial v2_11.json.tmp was left behind)") in doc["problems"][0]
+    assert doc["verdict"] == "fail"
+
+
+def test_expected_envs_are_configurable_and_extra_results_are_still_shown(workspace, monkeypatch):
+    root, results_dir = workspace
+    write_results(results_dir, "installed", make_results(root, "installed"))
+    doc, _ = build(results_dir, envs=collect_module.expected_envs("v2_12, master"))
+    assert [entry["name"] for entry in doc["envs"]] == ["v2_12", "master", "installed", "v2_11", "v2_7"]
+    monkeypatch.setenv(collect_module.ENVS_VARIABLE, "v2_12,npu_host")
+    assert collect_module.expected_envs() == ["v2_12", "npu_host"]
+    doc, _ = build(results_dir, envs=collect_module.expected_envs())
+    assert doc["envs"][1]["state"] == "missing" and doc["verdict"] == "fail"
+    monkeypatch.delenv(collect_module.ENVS_VARIABLE)
+    assert collect_module.expected_envs() == ENVS
+
+
+@pytest.mark.parametrize("content, state, message", [
+    ('{"format": "torch_npu_testing.results/1", "runs": [', "corrupt", "results file is not valid JSON"),
+    ("", "corrupt", "results file is empty"),
+    ('{"format": "torch_npu_testing.results/0", "runs": []}', "unknown_format",
+     "results format 'torch_npu_testing.results/0' is not 'torch_npu_testing.results/1'"),
+    ('{"passed": 3}', "unknown_format", "results format None is not"),
+    ('[1, 2]', "unknown_format", "results format None is not"),
+    ('{"format": "torch_npu_testing.results/1", "env": "v2_12"}', "invalid",
+     "results file is incomplete: missing 'started_at'"),
+])
+def test_corrupt_or_foreign_results_are_reported_not_dropped(workspace, content, state, message):
+    root, results_dir = workspace
+    (results_dir / "v2_12.json").write_text(content, encoding="utf-8")
+    doc, text = build(results_dir)
+    entry = doc["envs"][2]
+    assert (entry["name"], entry["state"]) == ("v2_12", state)
+    assert entry["message"].startswith(message)
+    assert doc["problems"] == [f"v2_12: {entry['message']} ({results_dir}/v2_12.json)"]
+    assert f"**{entry['message']}**" in text
+    assert run_main(results_dir, root / "reports") == 1
+
+
+def test_a_results_folder_that_does_not_exist_lists_every_env_missing(tmp_path):
+    doc, text = build(tmp_path / "nowhere")
+    assert [entry["state"] for entry in doc["envs"]] == ["missing"] * 4
+    assert "does not exist" in doc["notes"][0]
+    assert len(doc["problems"]) == 4
+
+
+def test_a_file_that_changed_since_the_run_makes_the_results_stale(workspace):
+    root, results_dir = workspace
+    write_file(root, CONFIG_FILE, "# edited after the envs ran\n")
+    doc, text = build(results_dir)
+    now = suite.sha256_of(root / CONFIG_FILE)
+    assert f"v2_7: {CONFIG_FILE} changed since this run (now {now}); the results are stale, re-run the env" \
+        in doc["problems"]
+    assert "— **changed since this run" in text
+
+
+def test_a_grad_mode_dependent_file_fails_the_isolation_probe(workspace):
+    root, results_dir = workspace
+    off = [GRAD_TESTS[0], ("NoGrad.test_no_grad_disables", "failed", "AssertionError")]
+    write_results(results_dir, "master", make_results(root, "master", grad_off_tests=off))
+    doc, text = build(results_dir)
+    assert f"master: {GRAD_FILE} fails with grad mode disabled at start" in doc["problems"]
+    assert f"master: {GRAD_FILE} outcomes depend on the initial grad mode" in doc["problems"]
+    assert f"| `{GRAD_FILE}` | 1 passed, **1 failed** | 2 passed | **no** |" in text
+
+
+def test_a_file_run_by_other_envs_but_not_this_one_is_a_problem(workspace):
+    root, results_dir = workspace
+    data = make_results(root, "v2_11")
+    data["runs"] = data["runs"][1:]
+    write_results(results_dir, "v2_11", data)
+    doc, text = build(results_dir)
+    assert f"v2_11: {CONFIG_FILE} was not run in this env (other envs ran it)" in doc["problems"]
+    assert f"| `{CONFIG_FILE}` | 1 passed, 1 skipped | not run |" in text
+
+
+# --------------------------------------------------------------------------- API coverage
+def test_an_api_called_by_no_test_fails(workspace):
+    root, results_dir = workspace
+    write_results(results_dir, "v2_12", make_results(root, "v2_12", api_states={AOT[1]: "not_called"}))
+    doc, text = build(results_dir)
+    assert doc["problems"] == [f"v2_12: API {AOT[1]}: called by no test"]
+    assert f"| `{AOT[1]}` | the API name; Ascend task id not set | **FAIL: called by no test** | 0 | 0 |" in text
+    assert "| 5/5 called | 4/5 called, **1 not proven** |" in text
+
+
+def test_an_api_absent_from_this_torch_is_not_a_failure_unless_it_should_exist(workspace):
+    root, results_dir = workspace
+    doc, text = build(results_dir)
+    assert "absent in this torch (2.7.1+cpu; added in 2.9) — not a failure" in text
+    write_results(results_dir, "v2_12", make_results(root, "v2_12", api_states={AOT[0]: "absent_unexpected"}))
+    doc, _ = build(results_dir)
+    assert doc["problems"] == [f"v2_12: API {AOT[0]}: absent in torch 2.12.0+cpu, expected since 2.9: "
+                               "torch._functorch.aot_autograd has no attribute 'x'"]
+
+
+def test_an_api_only_torch_called_is_not_proven(workspace):
+    root, results_dir = workspace
+    clone = "torch.autograd.grad_mode.set_grad_enabled.clone"
+    write_results(results_dir, "v2_11", make_results(root, "v2_11", api_states={clone: "indirect"}))
+    doc, text = build(results_dir)
+    assert doc["problems"] == [
+        f"v2_11: API {clone}: no test calls it explicitly; only torch called it on a test's behalf"]
+    assert (f"  - only through torch in `{GRAD_FILE}`:\n"
+            "    - `SetGradEnabledClone.test_clone_keeps_mode` (1 call): torch/utils/_contextlib.py:1 (f) from t.py:3"
+            ) in text
+
+
+def test_results_without_api_call_measurement_are_not_proof(workspace):
+    root, results_dir = workspace
+    write_results(results_dir, "v2_7", make_results(root, "v2_7", api_calls=False))
+    doc, _ = build(results_dir)
+    assert len(doc["problems"]) == 5
+    assert doc["problems"][0] == ("v2_7: API torch._functorch.config.patch: not measured: the suite ran without "
+                                  "--api-calls")
+
+
+def test_called_apis_name_the_test_and_the_call_site(workspace):
+    _, results_dir = workspace
+    _, text = build(results_dir)
+    assert "| `torch._functorch.config.patch` | the API name; Ascend task id not set | ok | 1 | 0 |" in text
+    assert ("- `torch._functorch.config.patch` (python function: torch/x.py:1)\n"
+            f"  - called explicitly in `{CONFIG_FILE}`:\n"
+            "    - `FunctorchConfigPatch.test_patch_restores` (1 call): line 10\n") in text
+
+
+# --------------------------------------------------------------------------- upstream
+def test_without_a_pytorch_source_upstream_is_one_line_and_not_a_failure(workspace):
+    root, results_dir = workspace
+    doc, text = build(results_dir)
+    assert doc["upstream"]["state"] == "absent" and doc["verdict"] == "pass"
+    assert text.rstrip().endswith(doc["upstream"]["message"])
+    assert doc["upstream"]["message"].startswith("not run: no upstream results")
+    (results_dir / "upstream.json").write_text(json.dumps(
+        {"skipped": True, "reason": "no PyTorch source given (set PYTORCH_SRC)"}), encoding="utf-8")
+    doc, text = build(results_dir)
+    assert doc["verdict"] == "pass"
+    assert "## 【upstream patch 实跑日志】\n\nnot run: no PyTorch source given (set PYTORCH_SRC)\n" in text
+    assert [entry["name"] for entry in doc["envs"]] == ENVS  # upstream.json is not read as an env
+
+
+UPSTREAM_RAN = {
+    "patch": "test/functorch/test_aot_joint_with_descriptors.py.patch", "source": "/src/pytorch",
+    "base_matches": True, "applies": True, "torch_version": "2.13.0", "device": "cpu",
+    "command": ["python", "-m", "torch_npu_testing", "upstream", "run", "--results", "upstream.json"],
+    "tests": [{"name": "TestAOTJointWithDescriptors.test_simple", "outcome": "passed"},
+              {"name": "TestAOTJointWithDescriptors.test_inductor", "outcome": "expected_failure",
+               "reason": "inductor codegen not supported for npu"}],
+}
+
+
+def test_upstream_results_show_the_patch_and_expected_failures_with_reasons(workspace):
+    _, results_dir = workspace
+    (results_dir / "upstream.json").write_text(json.dumps(UPSTREAM_RAN), encoding="utf-8")
+    doc, text = build(results_dir)
+    assert doc["verdict"] == "pass"
+    section = text[text.index("## 【upstream patch 实跑日志】"):]
+    assert "### `test/functorch/test_aot_joint_with_descriptors.py.patch`" in section
+    assert "- base file matches the patch: yes\n- patch applies: yes\n- torch 2.13.0, device cpu" in section
+    assert ("| `TestAOTJointWithDescriptors.test_inductor` | expected_failure | inductor codegen not supported "
+            "for npu |") in section
+    assert "Upstream patches: test/functorch/test_aot_joint_with_descriptors.py.patch: 1 passed, " \
+           "1 expected failures" in text
+    assert "python -m torch_npu_testing upstream run --results upstream.json" in text
+
+
+def test_upstream_failures_and_unapplied_patches_fail_the_report(workspace):
+    _, results_dir = workspace
+    bad = dict(UPSTREAM_RAN, applies=False, tests=[{"name": "T.test_x", "outcome": "failed"}])
+    (results_dir / "upstream.json").write_text(json.dumps({"patches": [bad]}), encoding="utf-8")
+    doc, text = build(results_dir)
+    name = UPSTREAM_RAN["patch"]
+    assert doc["problems"] == [f"upstream {name}: the patch does not apply", f"upstream {name}: T.test_x failed"]
+    assert "- patch applies: **no**" in text
+    (results_dir / "upstream.json").write_text("{", encoding="utf-8")
+    doc, _ = build(results_dir)
+    assert doc["problems"][0].startswith("upstream: results file is not valid JSON")
+
+
+# --------------------------------------------------------------------------- SHA-256
+@pytest.mark.skipif(shutil.which("sha256sum") is None, reason="the sha256sum binary is not installed")
+def test_sha256_values_equal_the_sha256sum_binary(tmp_path):
+    contents = {"empty.py": b"", "text.py": "# 中文 comment\nprint('x')\n".encode(), "big.py": os.urandom(200_000)}
+    for name, data in contents.items():
+        (tmp_path / name).write_bytes(data)
+        expected = subprocess.run(["sha256sum", str(tmp_path / name)], capture_output=True, text=True,
+                                  check=True).stdout.split()[0]
+        assert suite.sha256_of(str(tmp_path / name)) == expected
+
+
+# --------------------------------------------------------------------------- end to end
+REAL_FILE = '''\
+from torch_npu_testing import TestCase, run_tests
+
+import torch
+
+
+class SetGradEnabledClone(TestCase):
+    def test_clone_keeps_mode(self):
+        self.assertFalse(torch.set_grad_enabled(False).clone().mode)
+        torch.set_grad_enabled(True)
+
+    def test_fails_on_purpose(self):
+        torch.testing.assert_close(torch.tensor(1.0), torch.tensor(2.0), atol=0, rtol=0)
+
+
+if __name__ == "__main__":
+    run_tests()
+'''
+
+
+@pytest.mark.skipif(shutil.which("sha256sum") is None, reason="the sha256sum binary is not installed")
+def test_real_suite_results_render_with_failures_and_coverage(tmp_path, run_python):
+    (tmp_path / "test_clone_api.py").write_text(REAL_FILE)
+    proc = run_python(["-m", "torch_npu_testing", "suite", "--api-calls", "--results", "results/v2_12.json",
+                       "test_clone_api.py"], cwd=tmp_path, TORCH_DEVICE_BACKEND_AUTOLOAD=0,
+                      TORCH_NPU_TESTING_DEVICE="cpu", TOX_ENV_NAME="v2_12")
+    assert proc.returncode == 1, proc.stderr  # one test fails on purpose
+    proc = run_python(["-m", "torch_npu_testing", "report", "--results", "results", "--out", "out", "--envs",
+                       "v2_12,master"], cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stdout.strip() == "out/report.md"
+    text = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    digest = subprocess.run(["sha256sum", str(tmp_path / "test_clone_api.py")], capture_output=True, text=True,
+                            check=True).stdout.split()[0]
+    assert f"- SHA-256: `{digest}`" in text
+    assert "| `SetGradEnabledClone.test_fails_on_purpose` | **failed** |" in text
+    assert "AssertionError: Scalars are not equal!" in text
+    assert ("  - called explicitly in `test_clone_api.py`:\n"
+            "    - `SetGradEnabledClone.test_clone_keeps_mode` (1 call): line 8\n") in text
+    assert "**FAIL: called by no test**" in text  # the other four APIs: this file does not call them
+    assert "**no results: env did not run or crashed before writing results**" in text  # master
+    doc = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    problems = doc["problems"]
+    assert "v2_12: test_clone_api.py: SetGradEnabledClone.test_fails_on_purpose failed" in problems
+    assert problems[-1].startswith("master: no results")

@@ -1,0 +1,222 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""``upstream run`` and its driver (real files, real git, real subprocesses; the synthetic upstream
+tests are stdlib-only, so no torch import slows them down).
+
+Contract: the patched copy runs in a scratch directory (the checkout is never modified); each test is
+reported as passed / failed / error / skipped / expected_failure (with the manifest's reason) /
+unexpectedly_passing; the exit status is non-zero only for failures the manifest does not expect;
+``--results`` writes the machine-readable document; ``--if-source`` without a source skips with one
+line and exit 0.
+"""
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from test_upstream_support import TINY, make_kit, tree_snapshot
+
+from torch_npu_testing.__main__ import main as cli_main
+from torch_npu_testing.upstream import patches, runner, source
+from torch_npu_testing.upstream.manifest import ExpectedFailure
+
+
+@pytest.fixture(autouse=True)
+def _no_outside_config(monkeypatch, tmp_path):
+    monkeypatch.delenv(source.SOURCE_ENV, raising=False)
+    monkeypatch.delenv(patches.PATCHES_DIR_ENV, raising=False)
+    temp_root = tmp_path / "tempdir"
+    temp_root.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temp_root))  # to see that scratch copies are removed
+
+
+def cli(args, capsys):
+    code = cli_main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def outcomes(document):
+    [patch] = document["patches"]
+    return {test["name"]: (test["outcome"], test.get("reason", "")) for test in patch["tests"]}
+
+
+def test_run_reports_every_outcome_and_writes_results(tmp_path, capsys):
+    kit = make_kit(tmp_path)
+    results = tmp_path / "out" / "upstream.json"
+    before = tree_snapshot(kit.source)
+    code, out, _ = cli(kit.cli("run", "--results", results), capsys)
+    assert code == 0, out
+    document = json.loads(results.read_text())
+    got = outcomes(document)
+    assert got["TestTiny.test_adds"] == ("passed", "")
+    assert got["TestTiny.test_needs_patch"] == ("passed", ""), "the scratch copy was not patched"
+    assert got["TestTiny.test_known_gap"] == ("expected_failure", "synthetic device gap")
+    assert got["TestTiny.test_raises"] == ("expected_failure", "raises on this device")
+    assert got["TestTiny.test_fixed_upstream"][0] == "unexpectedly_passing"
+    assert "was broken before" in got["TestTiny.test_fixed_upstream"][1]
+    assert got["TestTiny.test_gpu"] == ("skipped", "needs a GPU")
+    [patch] = document["patches"]
+    assert patch["patch"] == TINY + ".patch"
+    assert patch["source"] == str(kit.source.resolve()) == document["source"]
+    assert patch["base_matches"] is True and patch["applies"] is True
+    assert patch["device"] == "cpu" and document["device"] == "cpu"
+    assert patch["torch"] == document["torch"]
+    assert patch["upstream"]["tag"] == "v2.99.0"
+    assert patch["counts"] == {"passed": 2, "failed": 0, "error": 0, "skipped": 1, "expected_failure": 2,
+                               "unexpectedly_passing": 1}
+    expected_detail = next(t for t in patch["tests"] if t["name"] == "TestTiny.test_known_gap")["detail"]
+    assert expected_detail.startswith("AssertionError")
+    assert document["ok"] is True and document["unexpected_failures"] == 0
+    assert "expected_failure      TestTiny.test_known_gap: synthetic device gap" in out
+    assert tree_snapshot(kit.source) == before
+    assert list((tmp_path / "tempdir").iterdir()) == [], "scratch copies left behind"
+
+
+def test_run_fails_only_for_unexpected_failures(tmp_path, capsys):
+    """test_raises is expected on npu only: on this cpu run it is an unexpected error -> exit 1."""
+    kit = make_kit(tmp_path, expected=[
+        {"test": "TestTiny.test_known_gap", "reason": "gap", "torch": ["0.1"]},  # other torch: not expected
+        {"test": "TestTiny.test_raises", "reason": "npu only", "devices": ["npu"]},
+    ])
+    results = tmp_path / "r.json"
+    code, out, _ = cli(kit.cli("run", "--results", results), capsys)
+    assert code == 1
+    got = outcomes(json.loads(results.read_text()))
+    assert got["TestTiny.test_known_gap"][0] == "failed"
+    assert got["TestTiny.test_raises"] == ("error", "RuntimeError: boom")
+    assert "FAILED" in out and "RuntimeError: boom" in out
+    assert json.loads(results.read_text())["ok"] is False
+
+
+def test_run_reports_base_mismatch_and_still_runs(tmp_path, capsys):
+    kit = make_kit(tmp_path)
+    kit.base().write_text(kit.base().read_text().replace("    unittest.main()\n", "    unittest.main(verbosity=2)\n"))
+    results = tmp_path / "r.json"
+    code, out, _ = cli(kit.cli("run", "--results", results), capsys)
+    assert code == 0
+    assert "base is NOT the recorded base" in out and "the patch still applies" in out
+    assert json.loads(results.read_text())["patches"][0]["base_matches"] is False
+
+
+@pytest.mark.parametrize("breakage", ["conflict", "already_patched", "missing_base"])
+def test_run_refuses_unapplicable_patch_without_running(tmp_path, capsys, breakage):
+    kit = make_kit(tmp_path)
+    if breakage == "conflict":
+        kit.base().write_text(kit.base().read_text().replace("VALUE = 1\n", "VALUE = 3\n"))
+    elif breakage == "already_patched":
+        kit.base().write_text(kit.base().read_text().replace("VALUE = 1\n", "VALUE = 2  # adapted\n"))
+    else:
+        kit.base().unlink()
+    results = tmp_path / "r.json"
+    before = tree_snapshot(kit.source)
+    code, _, err = cli(kit.cli("run", "--results", results), capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "cannot run" in err
+    assert not results.exists()
+    assert tree_snapshot(kit.source) == before
+
+
+def test_run_if_source_without_source_skips_with_one_line(tmp_path, capsys):
+    """The tox env `upstream` must not fail CI on a machine without a PyTorch checkout."""
+    kit = make_kit(tmp_path)
+    results = tmp_path / "r.json"
+    code, out, err = cli(kit.cli("run", "--if-source", "--results", results, source=False), capsys)
+    assert code == 0
+    assert out == ("upstream: skipped: no PyTorch source (set PYTORCH_SRC=/path/to/pytorch or pass --source)\n")
+    assert err == ""
+    document = json.loads(results.read_text())
+    assert document["skipped"] is True and document["patches"] == []
+
+
+def test_run_if_source_uses_pytorch_src(tmp_path, capsys, monkeypatch):
+    kit = make_kit(tmp_path)
+    monkeypatch.setenv(source.SOURCE_ENV, str(kit.source))
+    code, out, _ = cli(kit.cli("run", "--if-source", source=False), capsys)
+    assert code == 0 and "TestTiny.test_needs_patch" in out
+
+
+def test_run_without_source_and_without_if_source_is_error(tmp_path, capsys):
+    kit = make_kit(tmp_path)
+    code, _, err = cli(kit.cli("run", source=False), capsys)
+    assert code == 2 and "no PyTorch source" in err
+
+
+def test_run_with_missing_interpreter_is_error(tmp_path, capsys):
+    kit = make_kit(tmp_path)
+    code, _, err = cli(kit.cli("run", "--python", tmp_path / "bin" / "python9"), capsys)
+    assert code == 2 and "no such executable" in err
+
+
+def test_run_kept_scratch_holds_patched_copy_and_log(tmp_path, capsys):
+    kit = make_kit(tmp_path)
+    kept = tmp_path / "kept"
+    code, out, _ = cli(kit.cli("run", "--scratch", kept), capsys)
+    assert code == 0
+    assert "VALUE = 2  # adapted" in (kept / TINY).read_text()
+    assert "test_needs_patch" in (kept / ".results" / "0.log").read_text()
+    assert f"scratch copy kept in {kept}" in out
+
+
+def test_run_reports_import_error_of_patched_file(tmp_path, capsys):
+    kit = make_kit(tmp_path)
+    kit.base().write_text(kit.base().read_text() + "\nimport module_that_does_not_exist_here\n")
+    results = tmp_path / "r.json"
+    code, _, _ = cli(kit.cli("run", "--results", results), capsys)
+    assert code == 1
+    got = outcomes(json.loads(results.read_text()))
+    assert got == {"<import>": ("error", "ModuleNotFoundError: No module named 'module_that_does_not_exist_here'")}
+
+
+def test_driver_records_upstream_expected_failures_and_subtests(tmp_path):
+    """The driver maps unittest's own expectedFailure / unexpected success / subtest failures."""
+    test_file = tmp_path / "test_driver_cases.py"
+    test_file.write_text(textwrap.dedent('''\
+        import unittest
+
+        DEVICE = "cpu"
+
+
+        class TestCases(unittest.TestCase):
+            @unittest.expectedFailure
+            def test_marked_and_fails(self):
+                self.assertEqual(1, 2)
+
+            @unittest.expectedFailure
+            def test_marked_but_passes(self):
+                pass
+
+            def test_subtest_fails(self):
+                for value in (1, 2):
+                    with self.subTest(value=value):
+                        self.assertEqual(value, 1)
+
+
+        if __name__ == "__main__":
+            raise SystemExit("the driver must not run the __main__ block")
+    '''))
+    results = tmp_path / "out.json"
+    completed = subprocess.run([sys.executable, str(runner.DRIVER), str(test_file), str(results)],
+                               cwd=str(tmp_path), capture_output=True, text=True, timeout=120, check=False)
+    assert completed.returncode == 0, completed.stderr
+    payload = json.loads(results.read_text())
+    got = {test["name"]: test for test in payload["tests"]}
+    assert got["TestCases.test_marked_and_fails"]["outcome"] == "expected_failure"
+    assert got["TestCases.test_marked_but_passes"]["outcome"] == "unexpectedly_passing"
+    assert got["TestCases.test_subtest_fails"]["outcome"] == "failed"
+    assert "value=2" in got["TestCases.test_subtest_fails"]["reason"]
+    assert payload["device"] == "cpu"
+
+
+def test_classify_matches_torch_release_and_device():
+    records = [{"name": "T.test_a", "outcome": "failed", "reason": "AssertionError"},
+               {"name": "T.test_b", "outcome": "error", "reason": "RuntimeError"},
+               {"name": "T.test_c", "outcome": "passed", "reason": ""}]
+    failures = [ExpectedFailure("T.test_a", "old torch", torch=("2.12", "2.13")),
+                ExpectedFailure("T.test_b", "npu gap", devices=("npu",)),
+                ExpectedFailure("T.test_c", "gap", torch=("2.13",))]
+    on_cpu = {t["name"]: t["outcome"] for t in runner.classify(records, failures, "2.13.0+cpu", "cpu")}
+    assert on_cpu == {"T.test_a": "expected_failure", "T.test_b": "error", "T.test_c": "unexpectedly_passing"}
+    on_npu = {t["name"]: t["outcome"] for t in runner.classify(records, failures, "2.11.0", "npu")}
+    assert on_npu == {"T.test_a": "failed", "T.test_b": "expected_failure", "T.test_c": "passed"}
+    assert runner.stale_expectations(failures, records[:1], "2.13.0", "cpu") == ["T.test_c"]
