@@ -105,9 +105,10 @@ class Target:
         self.bound_self = None   # for a bound method: the object ``self`` must be
         self.wrapper_codes = ()  # decorator frames between the caller and ``code``
         self.defined_at = None
+        self.expected_absent = False  # set by the recorder: absent, and this torch predates ``since``
         try:
             obj, absent = resolve(self.name)
-        except Exception as exc:  # a broken import is an error of this env, reported as such
+        except Exception as exc:  # noqa: BLE001 - a broken import is an error of this env, reported as such
             self.status, self.reason = "error", f"importing it raised {type(exc).__name__}: {exc}"
             return
         if absent:
@@ -202,26 +203,27 @@ class ApiCallRecorder:
         self._current = None
         self._installed = False
         self._unmeasured = []
+        self._errors = []
         self._profile = self._make_profile_hook()
 
     # The hook runs on every Python call/return and C call/return while a test runs: keep it tiny.
     def _make_profile_hook(self):
-        by_code, by_builtin, hit = self._by_code, self._by_builtin, self._hit
+        code_target, builtin_target, hit, ident = self._by_code.get, self._by_builtin.get, self._hit, id
 
-        if by_builtin:
+        if self._by_builtin:
             def profile(frame, event, arg):
                 if event == "call":
-                    target = by_code.get(id(frame.f_code))
+                    target = code_target(ident(frame.f_code))
                     if target is not None:
                         hit(target, frame, frame.f_back)
                 elif event == "c_call":
-                    target = by_builtin.get(id(arg))
+                    target = builtin_target(ident(arg))
                     if target is not None:
                         hit(target, None, frame)
         else:
             def profile(frame, event, arg):
                 if event == "call":
-                    target = by_code.get(id(frame.f_code))
+                    target = code_target(ident(frame.f_code))
                     if target is not None:
                         hit(target, frame, frame.f_back)
         return profile
@@ -230,7 +232,18 @@ class ApiCallRecorder:
         return frame.f_code.co_filename.startswith(self._internal)
 
     def _hit(self, target, frame, caller):
-        """One call of ``target``; ``frame`` is its own frame (``None`` for a builtin), ``caller`` the caller's."""
+        """One call of ``target``; ``frame`` is its own frame (``None`` for a builtin), ``caller`` the caller's.
+
+        Never raises: an exception in a profile hook would surface inside the test and remove the hook.
+        """
+        try:
+            self._record(target, frame, caller)
+        except Exception as exc:  # noqa: BLE001 - kept and reported, never raised into the test
+            with self._lock:
+                if len(self._errors) < MAX_SITES:
+                    self._errors.append(f"{target.name}: {type(exc).__name__}: {exc}")
+
+    def _record(self, target, frame, caller):
         if frame is not None and not target.accepts(frame):
             return
         while caller is not None and caller.f_code in target.wrapper_codes:
@@ -275,6 +288,7 @@ class ApiCallRecorder:
             self._current = test_id
         if self._installed:
             return
+        self._internal = _internal_prefixes()  # torch_npu may have been imported since the last test
         other = sys.getprofile()
         if other is not None and other is not self._profile:
             # Another profiler (cProfile, a debugger) owns the hook: do not break it; say so instead.
@@ -315,7 +329,7 @@ class ApiCallRecorder:
                 "test_file": target.entry.get("test_file"),
                 "status": target.status,
                 "reason": target.reason,
-                "expected_absent": getattr(target, "expected_absent", False),
+                "expected_absent": target.expected_absent,
                 "kind": target.kind,
                 "defined_at": target.defined_at,
                 "tests": self._calls[target.name],
@@ -326,5 +340,6 @@ class ApiCallRecorder:
             "mechanism": "sys.setprofile + threading.setprofile"
                          + (" (all threads)" if hasattr(threading, "setprofile_all_threads") else ""),
             "unmeasured_tests": list(self._unmeasured),
+            "recorder_errors": list(self._errors),
             "apis": out,
         }

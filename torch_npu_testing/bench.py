@@ -154,18 +154,25 @@ def round_order(repeat_index, measurements):
     return list(measurements[shift:]) + list(measurements[:shift])
 
 
-def run_rounds(plan, repeat, timer, progress=None):
+def run_rounds(plan, repeat, timer, progress=None, step_timings=None):
     """Run ``repeat`` interleaved rounds; ``{measurement: [seconds per round]}``.
 
     ``timer(step) -> seconds`` runs one step (injected by tests). A measurement with several steps
-    (``direct``: one per file) counts the sum of its steps in a round.
+    (``direct``: one per file) counts the sum of its steps in a round; each step's own seconds are
+    appended to ``step_timings[command line]`` when a dict is given (which file costs what).
     """
     measurements = [m for m in MEASUREMENTS if any(step.measurement == m for step in plan)]
     timings = {m: [] for m in measurements}
     for index in range(repeat):
         this_round = {}
         for measurement in round_order(index, measurements):
-            this_round[measurement] = sum(timer(step) for step in plan if step.measurement == measurement)
+            this_round[measurement] = 0.0
+            for step in plan:
+                if step.measurement == measurement:
+                    seconds = timer(step)
+                    this_round[measurement] += seconds
+                    if step_timings is not None:
+                        step_timings.setdefault(shlex.join(step.argv), []).append(seconds)
             timings[measurement].append(this_round[measurement])
         if progress:
             progress(f"round {index + 1}/{repeat}: " + ", ".join(
@@ -320,12 +327,13 @@ def main(args, timer=None, stream=None, progress_stream=None):
             def timer(step):
                 return time_step(step, root, args.timeout)
         versions = installed_versions(python, root)
+        step_timings = {}
         progress(f"{python} ({', '.join(f'{k} {v}' for k, v in versions.items()) or 'torch version unknown'}), "
                  f"{len(files)} files, {args.repeat} rounds" + (f", tox -e {args.tox_env}" if tox_argv else ""))
         try:
             for _ in range(max(args.warmup, 0)):
                 timer(floor_step(python))
-            timings = run_rounds(plan, args.repeat, timer, progress)
+            timings = run_rounds(plan, args.repeat, timer, progress, step_timings)
         except CommandFailed as exc:
             print(f"torch_npu_testing: error: bench: {exc}", file=progress_stream, flush=True)
             return 1
@@ -345,6 +353,7 @@ def main(args, timer=None, stream=None, progress_stream=None):
             "stat": args.stat,
             "commands": {m: [shlex.join(step.argv) for step in plan if step.measurement == m] for m in timings},
             "timings_s": timings,
+            "step_timings_s": step_timings,
             "rows": rows,
         }
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)

@@ -223,6 +223,25 @@ def test_an_active_profiler_is_left_alone_and_the_test_reported_unmeasured():
     assert recorder.details()["unmeasured_tests"] == ["T.a"]
 
 
+def test_an_error_inside_the_hook_is_reported_never_raised_into_the_test():
+    import torch
+
+    recorder = ApiCallRecorder(_manifest([{"name": "torch.autograd.grad_mode.set_grad_enabled.clone"}]))
+
+    def broken(frame):
+        raise ZeroDivisionError("boom")
+
+    recorder.targets[0].accepts = broken
+    recorder.start_test("T.a")
+    try:
+        clone = torch.set_grad_enabled(True).clone()  # must not raise
+    finally:
+        recorder.stop_test("T.a")
+    assert clone.mode is True
+    assert recorder.details()["recorder_errors"] == [
+        "torch.autograd.grad_mode.set_grad_enabled.clone: ZeroDivisionError: boom"]
+
+
 # --------------------------------------------------------------------------- the suite command
 SUITE_FILE = '''\
 from torch_npu_testing import TestCase, run_tests

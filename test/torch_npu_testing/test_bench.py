@@ -127,12 +127,14 @@ def test_run_rounds_interleaves_rotates_and_sums_direct_files(tmp_path):
     """Each round times every measurement once, starting one later each round; direct sums its files."""
     plan = bench.build_plan("py", FILES[:2], str(tmp_path))
     timer = FakeTimer({"floor": [1.0, 2.0, 3.0], "suite": 4.0, "direct": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
-    timings = bench.run_rounds(plan, 3, timer)
+    per_step = {}
+    timings = bench.run_rounds(plan, 3, timer, step_timings=per_step)
     order = [step.measurement for step in timer.calls]
     assert order == ["floor", "suite", "direct", "direct",
                      "suite", "direct", "direct", "floor",
                      "direct", "direct", "floor", "suite"]
     assert timings == {"floor": [1.0, 2.0, 3.0], "suite": [4.0, 4.0, 4.0], "direct": [3.0, 7.0, 11.0]}
+    assert per_step[f"py {FILES[0]}"] == [1.0, 3.0, 5.0] and per_step[f"py {FILES[1]}"] == [2.0, 4.0, 6.0]
 
 
 # ---- command construction -------------------------------------------------------------------------
@@ -213,6 +215,7 @@ def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path)
     assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "direct": [8.0, 8.0],
                                    "tox": [20.0, 20.0]}
     assert report["commands"]["tox"] == [f"{sys.executable} -e master"]
+    assert report["step_timings_s"][f"/x/python {FILES[3]}"] == [2.0, 2.0]
     assert "round 2/2" in stderr.getvalue()
 
 

@@ -19,6 +19,7 @@ import pytest
 from torch_npu_testing import report, suite
 from torch_npu_testing.api_calls import load_manifest
 from torch_npu_testing.report import collect as collect_module
+from torch_npu_testing.upstream import runner
 
 ENVS = ["v2_7", "v2_11", "v2_12", "master"]
 TORCH = {"v2_7": "2.7.1+cpu", "v2_11": "2.11.0+cpu", "v2_12": "2.12.0+cpu", "master": "2.13.0+cpu"}
@@ -149,8 +150,8 @@ def test_clean_results_pass_and_render_every_section_in_template_order(workspace
     text = open(markdown_path, encoding="utf-8").read()
     assert "**Result: PASS**" in text
     positions = [text.index(heading) for heading in
-                 ("| | `v2_7` | `v2_11` | `v2_12` | `master` |", "## 【测试环境】", "## 【测试命令】", "## 【测试日志】",
-                  "## 【upstream patch 实跑日志】")]
+                 ("| | `v2_7` | `v2_11` | `v2_12` | `master` |", "## 【测试环境】", "## 【测试命令】",
+                  "## 【测试日志】", "## 【upstream patch 实跑日志】")]
     assert positions == sorted(positions)
     assert f"| `{CONFIG_FILE}` | 1 passed, 1 skipped | 1 passed, 1 skipped |" in text
     assert f"| `{GRAD_FILE}` (grad mode disabled at start) | 2 passed |" in text
@@ -202,6 +203,18 @@ def test_an_env_whose_tests_failed_fails_the_report_and_shows_the_failure(worksp
     assert "```text\nTraceback...\nAssertionError: 1 != 2\n```" in text
 
 
+def test_a_file_that_could_not_be_imported_is_shown_with_its_traceback(workspace):
+    root, results_dir = workspace
+    data = make_results(root, "v2_11")
+    details = "Traceback (most recent call last):\nSyntaxError: ``` in a string\n"
+    data["runs"][0] = dict(make_run(root, CONFIG_FILE, [("<import>", "error", details)]), import_error=details)
+    write_results(results_dir, "v2_11", data)
+    doc, text = build(results_dir)
+    assert doc["problems"] == [f"v2_11: {CONFIG_FILE} could not be imported"]
+    assert "- **the file could not be imported**" in text
+    assert "````text\nTraceback (most recent call last):\nSyntaxError: ``` in a string\n````" in text
+
+
 def test_an_expected_env_without_results_is_listed_as_not_run(workspace):
     root, results_dir = workspace
     os.remove(results_dir / "master.json")
@@ -209,7 +222,8 @@ def test_an_expected_env_without_results_is_listed_as_not_run(workspace):
     doc, text = build(results_dir)
     states = {entry["name"]: entry["state"] for entry in doc["envs"]}
     assert states == {"v2_7": "ok", "v2_11": "missing", "v2_12": "ok", "master": "missing"}
-    assert "| environment | torch 2.7.1+cpu, cpu x1 | **no results** | torch 2.12.0+cpu, cpu x1 | **no results** |" in text
+    assert ("| environment | torch 2.7.1+cpu, cpu x1 | **no results** | torch 2.12.0+cpu, cpu x1 | "
+            "**no results** |") in text
     assert ("**no results: env did not run or crashed before writing results** "
             f"(`{results_dir}/master.json`)") in text
     assert ("v2_11: no results: env did not run or crashed before writing results "
@@ -340,56 +354,85 @@ def test_called_apis_name_the_test_and_the_call_site(workspace):
 
 
 # --------------------------------------------------------------------------- upstream
-def test_without_a_pytorch_source_upstream_is_one_line_and_not_a_failure(workspace):
+def test_without_a_pytorch_source_upstream_is_one_line_and_not_a_failure(workspace, run_python):
     root, results_dir = workspace
     doc, text = build(results_dir)
     assert doc["upstream"]["state"] == "absent" and doc["verdict"] == "pass"
     assert text.rstrip().endswith(doc["upstream"]["message"])
     assert doc["upstream"]["message"].startswith("not run: no upstream results")
-    (results_dir / "upstream.json").write_text(json.dumps(
-        {"skipped": True, "reason": "no PyTorch source given (set PYTORCH_SRC)"}), encoding="utf-8")
+    # the real tool's file when it is given no source
+    proc = run_python(["-m", "torch_npu_testing", "upstream", "run", "--if-source", "--results",
+                       results_dir / "upstream.json"], cwd=root)
+    assert proc.returncode == 0, proc.stderr
     doc, text = build(results_dir)
-    assert doc["verdict"] == "pass"
-    assert "## 【upstream patch 实跑日志】\n\nnot run: no PyTorch source given (set PYTORCH_SRC)\n" in text
+    assert doc["upstream"]["state"] == "skipped" and doc["verdict"] == "pass"
+    assert "## 【upstream patch 实跑日志】\n\nnot run: no PyTorch source (set PYTORCH_SRC" in text
     assert [entry["name"] for entry in doc["envs"]] == ENVS  # upstream.json is not read as an env
 
 
-UPSTREAM_RAN = {
-    "patch": "test/functorch/test_aot_joint_with_descriptors.py.patch", "source": "/src/pytorch",
-    "base_matches": True, "applies": True, "torch_version": "2.13.0", "device": "cpu",
-    "command": ["python", "-m", "torch_npu_testing", "upstream", "run", "--results", "upstream.json"],
-    "tests": [{"name": "TestAOTJointWithDescriptors.test_simple", "outcome": "passed"},
-              {"name": "TestAOTJointWithDescriptors.test_inductor", "outcome": "expected_failure",
-               "reason": "inductor codegen not supported for npu"}],
-}
+PATCH = "test/functorch/test_aot_joint_with_descriptors.py.patch"
+
+
+def upstream_document(tests, applies=True, base_matches=True, stale=()):
+    """An upstream results document made by the upstream tool's own ``results_document``."""
+    data = {"patch": PATCH, "target": "test/functorch/test_aot_joint_with_descriptors.py", "source": "/src/pytorch",
+            "upstream": {"repo": "pytorch/pytorch", "tag": None, "note": "newer than v2.13.0",
+                         "commit": "0099ec9f1e34286980b5e35da6173ff6f19c0e33"},
+            "recorded_base": "a" * 40, "base_blob": ("a" if base_matches else "b") * 40,
+            "base_matches": base_matches, "applies": applies, "python_executable": "/venv/bin/python",
+            "python": "3.11.7", "torch": "2.13.0+cpu", "device": "cpu", "seconds": 4.2,
+            "counts": {}, "stale_expected_failures": list(stale), "log": None}
+    return runner.results_document("/src/pytorch", [runner.PatchRun(data=data, tests=tests)])
 
 
 def test_upstream_results_show_the_patch_and_expected_failures_with_reasons(workspace):
-    _, results_dir = workspace
-    (results_dir / "upstream.json").write_text(json.dumps(UPSTREAM_RAN), encoding="utf-8")
+    root, results_dir = workspace
+    tests = [{"name": "TestAOTJointWithDescriptors.test_simple", "outcome": "passed"},
+             {"name": "TestAOTJointWithDescriptors.test_inductor", "outcome": "expected_failure",
+              "reason": "inductor codegen not supported for npu", "detail": "RuntimeError"},
+             {"name": "TestAOTJointWithDescriptors.test_cuda_only", "outcome": "skipped", "reason": "needs CUDA"}]
+    runner.write_results(results_dir / "upstream.json", upstream_document(tests, base_matches=False))
     doc, text = build(results_dir)
     assert doc["verdict"] == "pass"
     section = text[text.index("## 【upstream patch 实跑日志】"):]
-    assert "### `test/functorch/test_aot_joint_with_descriptors.py.patch`" in section
-    assert "- base file matches the patch: yes\n- patch applies: yes\n- torch 2.13.0, device cpu" in section
+    assert f"### `{PATCH}`" in section
+    assert ("- patches `test/functorch/test_aot_joint_with_descriptors.py` of pytorch/pytorch commit 0099ec9f1e34 "
+            "(newer than v2.13.0)") in section
+    assert ("- base file matches the patch: **no**: the patch records base `" + "a" * 40 + "`, the source has `"
+            + "b" * 40 + "` (the patch still applies)\n- patch applies: yes\n"
+            "- torch 2.13.0+cpu, device cpu, python `/venv/bin/python`, 4.2 s\n"
+            "- tests: 1 passed, 1 skipped, 1 expected failures") in section
     assert ("| `TestAOTJointWithDescriptors.test_inductor` | expected_failure | inductor codegen not supported "
             "for npu |") in section
-    assert "Upstream patches: test/functorch/test_aot_joint_with_descriptors.py.patch: 1 passed, " \
-           "1 expected failures" in text
-    assert "python -m torch_npu_testing upstream run --results upstream.json" in text
+    assert f"Upstream patches: {PATCH}: 1 passed, 1 skipped, 1 expected failures" in text
+    assert (f"cd {os.getcwd()} && PYTORCH_SRC=/src/pytorch /venv/bin/python -m torch_npu_testing upstream run "
+            f"--results {results_dir}/upstream.json") in text
 
 
-def test_upstream_failures_and_unapplied_patches_fail_the_report(workspace):
+def test_upstream_failures_fail_the_report_and_stale_expectations_are_noted(workspace):
     _, results_dir = workspace
-    bad = dict(UPSTREAM_RAN, applies=False, tests=[{"name": "T.test_x", "outcome": "failed"}])
-    (results_dir / "upstream.json").write_text(json.dumps({"patches": [bad]}), encoding="utf-8")
+    tests = [{"name": "T.test_x", "outcome": "failed", "reason": "AssertionError", "traceback": "Traceback\nBoom"},
+             {"name": "T.test_y", "outcome": "unexpectedly_passing", "reason": "passed, but expected to fail"}]
+    runner.write_results(results_dir / "upstream.json", upstream_document(tests, stale=["T.test_gone"]))
     doc, text = build(results_dir)
-    name = UPSTREAM_RAN["patch"]
-    assert doc["problems"] == [f"upstream {name}: the patch does not apply", f"upstream {name}: T.test_x failed"]
-    assert "- patch applies: **no**" in text
-    (results_dir / "upstream.json").write_text("{", encoding="utf-8")
-    doc, _ = build(results_dir)
-    assert doc["problems"][0].startswith("upstream: results file is not valid JSON")
+    assert doc["problems"] == [f"upstream {PATCH}: T.test_x failed"]
+    assert "| `T.test_x` | **failed** | AssertionError |" in text
+    assert "```text\nTraceback\nBoom\n```" in text
+    assert f"upstream {PATCH}: the manifest expects T.test_gone to fail here, but no such test ran" in doc["notes"]
+    assert any("T.test_y passed although the manifest expects it to fail" in note for note in doc["notes"])
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "results file is not valid JSON"),
+    ('{"kind": "torch_npu_testing.upstream", "format": 2, "patches": []}', "upstream results of unknown format"),
+    ('{"kind": "torch_npu_testing.upstream", "format": 1, "patches": []}', "upstream results list no patch"),
+])
+def test_corrupt_or_unknown_upstream_results_fail_the_report(workspace, content, message):
+    _, results_dir = workspace
+    (results_dir / "upstream.json").write_text(content, encoding="utf-8")
+    doc, text = build(results_dir)
+    assert doc["problems"][0].startswith(f"upstream: {message}")
+    assert f"**{doc['upstream']['message']}**" in text
 
 
 # --------------------------------------------------------------------------- SHA-256

@@ -109,77 +109,76 @@ def find_envs(results_dir, expected, upstream_name=UPSTREAM_FILE):
     """Expected envs first (in the given order), then any other results file found, sorted."""
     found = {}
     for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
-        if os.path.basename(path) != upstream_name:
+        if os.path.basename(path) not in (upstream_name, "report.json"):  # report.json: --out == --results
             found[os.path.splitext(os.path.basename(path))[0]] = path
     names = list(expected) + sorted(set(found) - set(expected))
     return [read_env(name, found.get(name, os.path.join(results_dir, name + ".json"))) for name in names]
 
 
 # --------------------------------------------------------------------------- upstream
-def _first(mapping, *keys):
-    for key in keys:
-        if isinstance(mapping, dict) and mapping.get(key) is not None:
-            return mapping[key]
-    return None
+UPSTREAM_KIND = "torch_npu_testing.upstream"
+UPSTREAM_FORMAT = 1
+UPSTREAM_KINDS = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
+                  "expected_failure": "expected_failures", "unexpectedly_passing": "unexpected_successes"}
 
 
 def read_upstream(path):
-    """The upstream run: state ``absent`` / ``skipped`` / ``ran`` / ``corrupt``, with a message and patches.
+    """The upstream run (``upstream run --results``): state ``absent`` / ``skipped`` / ``ran`` / ``corrupt``.
 
-    The file is written by ``upstream run --results``; this reader accepts one patch at the top level or
-    a ``patches`` list, and a few spellings of each field, so a small format change shows up as a field
-    "not recorded" instead of breaking the report.
+    Outcomes follow :mod:`torch_npu_testing.upstream.runner`: ``failed`` and ``error`` fail the run;
+    ``expected_failure`` carries the manifest's reason; ``unexpectedly_passing`` does not fail the run
+    (the manifest needs updating) and is shown as a note.
     """
-    entry = {"file": path, "state": "ran", "message": None, "patches": [], "data": None}
+    entry = {"file": path, "state": "ran", "message": None, "patches": [], "notes": [], "data": None}
     if not os.path.exists(path):
         entry.update(state="absent", message=(
             "not run: no upstream results (the `upstream` env did not run, or no PyTorch source was given: "
             "set PYTORCH_SRC to a PyTorch checkout)"))
         return entry
     data, error = _read_json(path)
-    if error or not isinstance(data, dict):
-        entry.update(state="corrupt", message=error or "upstream results are not a JSON object")
+    if error:
+        entry.update(state="corrupt", message=error)
         return entry
     entry["data"] = data
-    skipped = _first(data, "skipped")
-    status = str(_first(data, "status", "state") or "").lower()
-    if skipped or status in ("skipped", "not_run", "not run"):
-        reason = _first(data, "reason", "message") or (skipped if isinstance(skipped, str) else None)
-        entry.update(state="skipped", message=f"not run: {reason or 'skipped (no reason recorded)'}")
+    if not isinstance(data, dict) or data.get("kind") != UPSTREAM_KIND or data.get("format") != UPSTREAM_FORMAT:
+        found = (data.get("kind"), data.get("format")) if isinstance(data, dict) else type(data).__name__
+        entry.update(state="corrupt", message=(
+            f"upstream results of unknown format {found!r} (expected kind {UPSTREAM_KIND!r}, format "
+            f"{UPSTREAM_FORMAT}): not interpreted"))
         return entry
-    raw_patches = data["patches"] if isinstance(data.get("patches"), list) else [data]
-    for raw in raw_patches:
-        entry["patches"].append(_read_patch(raw if isinstance(raw, dict) else {}, data))
-    if not entry["patches"]:
+    if data.get("skipped"):
+        entry.update(state="skipped", message=f"not run: {data.get('reason') or 'skipped (no reason recorded)'}")
+        return entry
+    patches = data.get("patches")
+    if not isinstance(patches, list) or not patches:
         entry.update(state="corrupt", message="upstream results list no patch")
+        return entry
+    entry["patches"] = [_read_patch(raw if isinstance(raw, dict) else {}) for raw in patches]
+    for patch in entry["patches"]:
+        entry["notes"] += patch["notes"]
     return entry
 
 
-def _read_patch(raw, top):
-    def field(*keys):
-        value = _first(raw, *keys)
-        return value if value is not None else _first(top, *keys)
-
-    torch_info = field("torch")
+def _read_patch(raw):
     tests = []
-    for test in _first(raw, "tests", "results") or []:
+    for test in raw.get("tests") or []:
         if not isinstance(test, dict):
             continue
-        outcome = str(_first(test, "outcome", "status", "result") or "unknown")
-        tests.append({"name": str(_first(test, "name", "id", "test") or "?"), "outcome": outcome,
-                      "kind": normal_outcome(outcome),
-                      "reason": _first(test, "reason", "expected_reason", "message")})
+        outcome = str(test.get("outcome"))
+        tests.append({"name": str(test.get("name") or "?"), "outcome": outcome,
+                      "kind": outcome if outcome in UPSTREAM_KINDS else "error",
+                      "reason": test.get("reason"), "traceback": test.get("traceback")})
+    name = raw.get("patch") or "patch (name not recorded)"
+    notes = [f"upstream {name}: {test['name']} passed although the manifest expects it to fail here "
+             f"({test['reason']}); update the manifest" for test in tests if test["kind"] == "unexpectedly_passing"]
+    notes += [f"upstream {name}: the manifest expects {test} to fail here, but no such test ran"
+              for test in raw.get("stale_expected_failures") or []]
     return {
-        "patch": field("patch", "patch_name", "name", "file"),
-        "source": field("source", "source_dir", "pytorch_src", "src"),
-        "base_matches": field("base_matches", "base_ok"),
-        "applies": field("applies", "applied", "apply_ok"),
-        "torch_version": field("torch_version") or (torch_info.get("version") if isinstance(torch_info, dict)
-                                                    else torch_info),
-        "device": field("device", "device_type"),
-        "command": field("command"),
-        "error": field("error"),
-        "tests": tests,
+        "patch": name, "target": raw.get("target"), "upstream": raw.get("upstream"), "source": raw.get("source"),
+        "base_matches": raw.get("base_matches"), "recorded_base": raw.get("recorded_base"),
+        "base_blob": raw.get("base_blob"), "applies": raw.get("applies"),
+        "python_executable": raw.get("python_executable"), "torch_version": raw.get("torch"),
+        "device": raw.get("device"), "seconds": raw.get("seconds"), "tests": tests, "notes": notes,
     }
 
 
@@ -188,32 +187,14 @@ def upstream_problems(upstream):
         return [f"upstream: {upstream['message']} ({upstream['file']})"]
     problems = []
     for patch in upstream["patches"]:
-        name = patch["patch"] or "patch"
-        if patch["base_matches"] is False:
-            problems.append(f"upstream {name}: the PyTorch source's base file does not match the patch")
         if patch["applies"] is False:
-            problems.append(f"upstream {name}: the patch does not apply")
-        if patch["error"]:
-            problems.append(f"upstream {name}: {patch['error']}")
-        for test in patch["tests"]:
-            if test["kind"] not in UPSTREAM_GOOD_KINDS:
-                problems.append(f"upstream {name}: {test['name']} {test['outcome']}")
+            problems.append(f"upstream {patch['patch']}: the patch does not apply")
+        if not patch["tests"]:
+            problems.append(f"upstream {patch['patch']}: no test ran")
+        problems += [f"upstream {patch['patch']}: {test['name']} {test['outcome']}"
+                     + (f" ({test['reason']})" if test["reason"] and test["kind"] == "error" else "")
+                     for test in patch["tests"] if test["kind"] in ("failed", "error")]
     return problems
-
-
-UPSTREAM_KINDS = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
-                  "expected_failure": "expected_failures", "unexpected_success": "unexpected_successes"}
-UPSTREAM_GOOD_KINDS = ("passed", "skipped", "expected_failure")
-
-
-def normal_outcome(outcome):
-    """An upstream test outcome in the suite's words (``xfail`` -> ``expected_failure``...); unknown: ``error``."""
-    text = str(outcome).lower().replace(" ", "_").replace("-", "_")
-    text = {"failure": "failed", "fail": "failed", "errors": "error", "errored": "error", "xfail": "expected_failure",
-            "expected_failures": "expected_failure", "xfailed": "expected_failure", "xpass": "unexpected_success",
-            "xpassed": "unexpected_success", "unexpected_successes": "unexpected_success", "ok": "passed",
-            "pass": "passed", "success": "passed", "skip": "skipped"}.get(text, text)
-    return text if text in UPSTREAM_KINDS else "error"
 
 
 def upstream_counts(patch):
@@ -373,9 +354,9 @@ def collect_results(results_dir, expected, manifest, upstream_path=None, command
         judge_env(entry, manifest, all_paths)
     upstream = read_upstream(upstream_path or os.path.join(results_dir, UPSTREAM_FILE))
     problems = [problem for entry in envs for problem in entry["problems"]] + upstream_problems(upstream)
-    notes = []
+    notes = list(upstream["notes"])
     if not os.path.isdir(results_dir):
-        notes.append(f"the results folder {results_dir} does not exist")
+        notes.insert(0, f"the results folder {results_dir} does not exist")
     return {
         "format": REPORT_FORMAT,
         "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

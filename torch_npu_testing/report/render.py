@@ -7,13 +7,12 @@ Order: verdict, a compact env x file table, the problems, then the PR template s
 SHA-256 and every test with its outcome, the grad-mode isolation probe, API coverage) and
 【upstream patch 实跑日志】.
 """
+import re
 import shlex
 
 from .collect import BAD_OUTCOMES, upstream_counts
 
 MAX_DETAIL_LINES = 40  # traceback lines shown per failure; the full text is in report.json
-
-_STATE_WORDS = {"called": "ok", "absent": "absent in this torch (not a failure)"}
 
 
 def cell(text):
@@ -45,10 +44,6 @@ def _yes_no(value):
 
 
 # --------------------------------------------------------------------------- summary
-def _run_label(run):
-    return code(run["path"]) + ("" if run["initial_grad_mode"] else " (grad mode disabled at start)")
-
-
 def _row_keys(envs):
     keys = []
     for entry in envs:
@@ -159,23 +154,30 @@ def commands_section(doc):
         for entry in ok:
             lines += [f"# {entry['name']}", _command_line(entry["results"])]
         lines += ["```", ""]
-    upstream_commands = [p["command"] for p in doc["upstream"]["patches"] if p.get("command")]
-    if upstream_commands:
-        lines += ["Upstream patch run:", "", "```bash"]
-        lines += [shlex.join(c) if isinstance(c, list) else str(c) for c in upstream_commands] + ["```", ""]
+    upstream = doc["upstream"]
+    if upstream["state"] == "ran":
+        sources = sorted({p["source"] for p in upstream["patches"] if p.get("source")})
+        pythons = sorted({p["python_executable"] for p in upstream["patches"] if p.get("python_executable")})
+        argv = [pythons[0] if len(pythons) == 1 else "python", "-m", "torch_npu_testing", "upstream", "run",
+                "--results", upstream["file"]]
+        prefix = f"PYTORCH_SRC={shlex.quote(sources[0])} " if len(sources) == 1 else ""
+        lines += ["Upstream patches (as the `upstream` env runs them):", "", "```bash",
+                  f"cd {shlex.quote(doc['cwd'])} && {prefix}{shlex.join(argv)}", "```", ""]
     if doc.get("command"):
         lines += ["This report:", "", "```bash", f"cd {shlex.quote(doc['cwd'])} && " + shlex.join(doc["command"]),
                   "```", ""]
     return lines
 
 
-def _details_block(test):
-    text = (test.get("details") or "").rstrip().splitlines()
+def _details_block(title, details):
+    """A fenced block with the last MAX_DETAIL_LINES lines of a traceback (fence longer than any backtick run)."""
+    text = (details or "").rstrip().splitlines()
     cut = len(text) - MAX_DETAIL_LINES
     shown = text[-MAX_DETAIL_LINES:] if cut > 0 else text
-    head = f"{test['id']} ({test['outcome']})" + (f", first {cut} lines cut (full text in report.json)"
-                                                  if cut > 0 else "")
-    return [f"{head}:", "", "```text"] + shown + ["```", ""]
+    head = title + (f", first {cut} lines cut (full text in report.json)" if cut > 0 else "")
+    longest = max([len(run) for line in shown for run in re.findall(r"`+", line)] + [2])
+    fence = "`" * (longest + 1)
+    return [f"{head}:", "", fence + "text"] + shown + [fence, ""]
 
 
 def run_section(run, file_status):
@@ -208,7 +210,7 @@ def run_section(run, file_status):
         lines.append(f"| {cell(code(test['id']))} | {cell(outcome)} |")
     lines.append("")
     for test in failures:
-        lines += _details_block(test)
+        lines += _details_block(f"{test['id']} ({test['outcome']})", test.get("details"))
     return lines
 
 
@@ -265,9 +267,8 @@ def coverage_section(entry):
     lines += ["| API | task | verdict | tests calling it explicitly | only through torch |",
               "| --- | --- | --- | --- | --- |"]
     for row in entry["coverage"]:
-        verdict = _STATE_WORDS.get(row["state"], f"**FAIL: {row['text']}**")
-        if row["state"] == "absent":
-            verdict = row["text"] + " — not a failure"
+        verdict = {"called": "ok", "absent": row["text"] + " — not a failure"}.get(
+            row["state"], f"**FAIL: {row['text']}**")
         lines.append(f"| {code(row['name'])} | {cell(_task_text(row))} | {cell(verdict)} | "
                      f"{len(row['direct'])} | {len(row['indirect'])} |")
     lines.append("")
@@ -283,6 +284,8 @@ def coverage_section(entry):
     unmeasured = details.get("unmeasured_tests") or []
     if unmeasured:
         lines += ["", f"Not measured (another profiler was active): {', '.join(code(t) for t in unmeasured)}"]
+    for error in details.get("recorder_errors") or []:
+        lines += ["", f"Recorder error (calls may be missing): {cell(error)}"]
     return lines + [""]
 
 
@@ -298,30 +301,51 @@ def log_section(entry):
     return lines + isolation_section(entry) + coverage_section(entry)
 
 
+def _upstream_ref(ref):
+    """``pytorch/pytorch v2.9.0`` / ``pytorch/pytorch commit 0099ec9f1e34`` and the manifest's note, if any."""
+    if not isinstance(ref, dict):
+        return (str(ref) if ref else "(ref not recorded)"), None
+    where = ref.get("tag") or (f"commit {ref['commit'][:12]}" if ref.get("commit") else "(ref not recorded)")
+    return f"{ref.get('repo') or 'upstream'} {where}", ref.get("note")
+
+
+def _base_text(patch):
+    if patch["base_matches"] is None:
+        return "not recorded"
+    if patch["base_matches"]:
+        return f"yes (blob {code(patch['recorded_base'] or '?')})"
+    return (f"**no**: the patch records base {code(patch['recorded_base'] or '?')}, the source has "
+            f"{code(patch['base_blob'] or '?')} (the patch still applies)")
+
+
 def upstream_section(upstream):
     if upstream["state"] != "ran":
         text = upstream["message"]
         return [f"**{text}** ({code(upstream['file'])})" if upstream["state"] == "corrupt" else text, ""]
     lines = []
     for patch in upstream["patches"]:
-        lines += [f"### {code(patch['patch'] or 'patch (name not recorded)')}", "",
+        ref, ref_note = _upstream_ref(patch["upstream"])
+        lines += [f"### {code(patch['patch'])}", "",
+                  f"- patches {code(patch['target'] or '?')} of {ref}" + (f" ({ref_note})" if ref_note else ""),
                   f"- PyTorch source: {code(patch['source']) if patch['source'] else 'not recorded'}",
-                  f"- base file matches the patch: {_yes_no(patch['base_matches'])}",
+                  f"- base file matches the patch: {_base_text(patch)}",
                   f"- patch applies: {_yes_no(patch['applies'])}",
-                  f"- torch {patch['torch_version'] or 'not recorded'}, device {patch['device'] or 'not recorded'}"]
-        if patch["error"]:
-            lines.append(f"- **{patch['error']}**")
-        lines.append("")
-        if patch["tests"]:
-            lines += ["| test | outcome | reason |", "| --- | --- | --- |"]
-            for test in patch["tests"]:
-                outcome = test["outcome"]
-                if test["kind"] in ("failed", "error", "unexpected_success"):
-                    outcome = f"**{outcome}**"
-                lines.append(f"| {cell(code(test['name']))} | {cell(outcome)} | {cell(test['reason'] or '')} |")
-            lines.append("")
-        else:
+                  f"- torch {patch['torch_version'] or 'not recorded'}, device {patch['device'] or 'not recorded'}, "
+                  f"python {code(patch['python_executable'] or '?')}"
+                  + (f", {patch['seconds']} s" if patch.get("seconds") is not None else ""),
+                  f"- tests: {counts_text(upstream_counts(patch))}", ""]
+        if not patch["tests"]:
             lines += ["No per-test results recorded.", ""]
+            continue
+        lines += ["| test | outcome | reason |", "| --- | --- | --- |"]
+        for test in patch["tests"]:
+            outcome = f"**{test['outcome']}**" if test["kind"] in ("failed", "error") else test["outcome"]
+            lines.append(f"| {cell(code(test['name']))} | {cell(outcome)} | {cell(test['reason'] or '')} |")
+        lines.append("")
+        for test in patch["tests"]:
+            if test["kind"] in ("failed", "error") and test.get("traceback"):
+                lines += _details_block(f"{test['name']} ({test['outcome']})", test["traceback"])
+    lines += [f"- note: {note}" for note in upstream["notes"]]
     return lines
 
 
@@ -355,4 +379,3 @@ def render(doc):
         lines += log_section(entry)
     lines += ["## 【upstream patch 实跑日志】", ""] + upstream_section(upstream)
     return "\n".join(lines).rstrip() + "\n"
-
