@@ -184,7 +184,7 @@ class GradModeTestCase(TestCase):
                 gen.close()
                 self.assert_grad_mode(start, "after closing the generator")
                 self.assertListEqual(seen, [("first step", inside), ("after send", inside),
-                                        ("in except after throw", inside), ("in finally on close", inside)])
+                                            ("in except after throw", inside), ("in finally on close", inside)])
 
 
 class TestNoGrad(GradModeTestCase):
@@ -493,8 +493,8 @@ class TestGradModeNesting(GradModeTestCase):
                         self.assertIs(outer(), outer_mode)
                         self.assert_grad_mode(start, "right after the outer function returned")
                         self.assertListEqual(seen, [("outer", outer_mode), ("inner", inner_mode),
-                                                ("inner result", inner_mode), ("after inner returned", outer_mode),
-                                                ("inner", inner_mode), ("after inner raised", outer_mode)])
+                                                    ("inner result", inner_mode), ("after inner returned", outer_mode),
+                                                    ("inner", inner_mode), ("after inner raised", outer_mode)])
 
     def test_plain_call_inside_block_is_undone_on_exit(self):
         """set_grad_enabled(m) called inside a block is replaced by the block's saved mode when it exits."""
@@ -561,7 +561,7 @@ class TestGradModeIsThreadLocal(GradModeTestCase):
                 self.assert_grad_mode(start, "in the main thread after the worker ended")
                 # A new thread starts with grad enabled whatever the creating thread's mode.
                 self.assertDictEqual(seen, {"worker initial": True, "worker result tracks": False,
-                                        "worker after block": False})
+                                            "worker after block": False})
 
     def test_main_change_does_not_leak_into_worker_thread(self):
         """A plain-call switch in the main thread is not seen by a worker thread, whose mode stays its own."""
@@ -594,7 +594,8 @@ class TestGradModeIsThreadLocal(GradModeTestCase):
                     torch.set_grad_enabled(start)
                 # A new thread starts with grad enabled whatever the creating thread's mode.
                 self.assertDictEqual(seen, {"worker initial": True, "worker after main switched": start,
-                                        "worker result tracks": start})
+                                            "worker result tracks": start})
+
 
 if __name__ == "__main__":
     run_tests()
