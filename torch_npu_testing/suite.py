@@ -298,6 +298,9 @@ def add_arguments(parser):
 def main(args):
     from .errors import UsageError
 
+    if importlib.util.find_spec("torch") is None:
+        raise UsageError(f"torch is not installed in {sys.executable} (`tox -e installed` uses the interpreter's "
+                         "own torch: install torch / torch_npu there, or use a branch env such as `tox -e master`)")
     paths = args.files or discover()
     if not paths:
         raise UsageError(f"no test files found (looked for {', '.join(DEFAULT_TEST_GLOBS)} under {os.getcwd()})")

@@ -92,3 +92,11 @@ def stub_torch_npu(tmp_path):
             "    unittest.main(argv=sys.argv)\n")
         return root
     return make
+
+
+@pytest.fixture
+def no_outside_config(monkeypatch):
+    """Neither $PYTORCH_SRC nor the patches-dir override of the developer's shell reaches an upstream test."""
+    from torch_npu_testing.upstream import patches, source
+    monkeypatch.delenv(source.SOURCE_ENV, raising=False)
+    monkeypatch.delenv(patches.PATCHES_DIR_ENV, raising=False)

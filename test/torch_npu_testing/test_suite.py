@@ -208,6 +208,24 @@ def test_missing_file_is_a_one_line_error(tmp_path, run_python):
     assert result.stdout == "" and not (tmp_path / "r.json").exists()
 
 
+def test_interpreter_without_torch_is_a_one_line_error(tmp_path, run_python):
+    """`tox -e installed` on an interpreter with no torch: exit 2 and one line saying so, not a traceback."""
+    import subprocess
+    import venv
+
+    from conftest import REPO_ROOT
+    bare = tmp_path / "bare"
+    venv.EnvBuilder(with_pip=False).create(bare)
+    check = subprocess.run([str(bare / "bin" / "python"), "-c", "import torch"], capture_output=True, check=False)
+    if check.returncode == 0:  # pragma: no cover - a base interpreter with a global torch
+        pytest.skip("the base interpreter exposes a torch even in a bare venv")
+    write(tmp_path, "test_real.py", PASSING_API_FILE)
+    result = run_python(["-m", "torch_npu_testing", "suite", "test_real.py"], python=bare / "bin" / "python",
+                        cwd=tmp_path, PYTHONPATH=str(REPO_ROOT))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "torch is not installed in" in result.stderr
+
+
 def test_no_files_is_a_one_line_error(tmp_path, run_python):
     """No file arguments and nothing matching the default globs: exit 2, one line saying where it looked."""
     result = run_suite_cli(run_python, tmp_path)

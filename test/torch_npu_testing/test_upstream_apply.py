@@ -10,22 +10,10 @@ import os
 import stat
 
 import pytest
-from test_upstream_support import OTHER, OTHER_PATCHED, TINY, TINY_BASE, TINY_PATCHED, git, make_kit, tree_snapshot
-
-from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.upstream import patches, source
+from test_upstream_support import OTHER, OTHER_PATCHED, TINY, TINY_BASE, TINY_PATCHED, cli, git, make_kit, tree_snapshot
 
 
-@pytest.fixture(autouse=True)
-def _no_outside_config(monkeypatch):
-    monkeypatch.delenv(source.SOURCE_ENV, raising=False)
-    monkeypatch.delenv(patches.PATCHES_DIR_ENV, raising=False)
-
-
-def cli(args, capsys):
-    code = cli_main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("no_outside_config")
 
 
 def leftovers(root):

@@ -9,23 +9,13 @@ import hashlib
 import re
 
 import pytest
-from test_upstream_support import PREAMBLE, TINY, git, git_blob, make_kit, tree_snapshot
+from test_upstream_support import PREAMBLE, TINY, cli, git, git_blob, make_kit, tree_snapshot
 
-from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.errors import UsageError
 from torch_npu_testing.upstream import gitutil, manifest, patches, scratch, source
 
 
-@pytest.fixture(autouse=True)
-def _no_outside_config(monkeypatch):
-    monkeypatch.delenv(source.SOURCE_ENV, raising=False)
-    monkeypatch.delenv(patches.PATCHES_DIR_ENV, raising=False)
-
-
-def cli(args, capsys):
-    code = cli_main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("no_outside_config")
 
 
 def assert_one_line_error(code, err, *needles):

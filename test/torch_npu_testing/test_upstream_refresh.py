@@ -9,22 +9,10 @@ description, and records the new base (and upstream tag/commit) in the manifest;
 import re
 
 import pytest
-from test_upstream_support import PREAMBLE, TINY, TINY_PATCHED, git, git_blob, make_kit, tree_snapshot
-
-from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.upstream import patches, source
+from test_upstream_support import PREAMBLE, TINY, TINY_PATCHED, cli, git, git_blob, make_kit, tree_snapshot
 
 
-@pytest.fixture(autouse=True)
-def _no_outside_config(monkeypatch):
-    monkeypatch.delenv(source.SOURCE_ENV, raising=False)
-    monkeypatch.delenv(patches.PATCHES_DIR_ENV, raising=False)
-
-
-def cli(args, capsys):
-    code = cli_main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("no_outside_config")
 
 
 def test_scratch_writes_patched_copy(tmp_path, capsys):

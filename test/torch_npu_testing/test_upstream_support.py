@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from torch_npu_testing.__main__ import main as cli_main
+
 TINY = "test/functorch/test_tiny.py"
 OTHER = "test/functorch/test_other.py"
 
@@ -159,3 +161,10 @@ def make_kit(tmp_path, with_other=False, expected=None):
     manifest = patches / "manifest.json"
     manifest.write_text(json.dumps({"format": 1, "patches": entries}, indent=2) + "\n")
     return Kit(root=root, source=source, patches=patches, manifest=manifest)
+
+
+def cli(args, capsys):
+    """Run ``python -m torch_npu_testing ARGS`` in-process: (exit code, stdout, stderr)."""
+    code = cli_main(args)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -155,16 +155,21 @@ def update_base(data, name, base_blob, commit=None, tag=None, repo="pytorch/pyto
     return data
 
 
-def save(data, path):
-    """Write atomically (temp file + rename) so an interrupted write never leaves half a manifest."""
+def write_text_atomic(path, text):
+    """Write ``text`` through a temp file and a rename: an interrupted write never leaves half a file."""
     path = Path(path)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".manifest.", suffix=".tmp", dir=str(path.parent))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
             handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def save(data, path):
+    """Write the manifest atomically."""
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -9,7 +9,6 @@ base; then write the patches and record the new base (and the upstream commit/ta
 All patches are computed before any file is written.
 """
 import os
-import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
@@ -85,21 +84,7 @@ def refresh(patches_dir, manifest_path, scratch, source, requested=None, added=N
                 raise UsageError(f"regenerated {name} does not apply to its base: {verdict.first_error}")
             results.append((name, text, base_blob))
     for name, text, base_blob in results:
-        _write_atomic(patches_dir / name, text)
+        manifest.write_text_atomic(patches_dir / name, text)
         manifest.update_base(data, name, base_blob, commit=commit, tag=tag)
     manifest.save(data, manifest_path)
     return [(name, base_blob, tag or commit) for name, _, base_blob in results]
-
-
-def _write_atomic(path, text):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
