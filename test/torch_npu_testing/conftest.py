@@ -17,7 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # Variables that this package, torch's test runner or the Ascend runner read: a subprocess started by a
 # test gets exactly the ones the test sets, whatever the surrounding shell or tox env exported.
 _CONTROLLED = ("TORCH_DEVICE_BACKEND_AUTOLOAD", "IN_CI", "CI", "PYTHONPATH", "TEST_REPORT_PATH",
-               "TEST_REPORT_SOURCE_OVERRIDE", "TOX_ENV_NAME")
+               "TEST_REPORT_SOURCE_OVERRIDE", "TOX_ENV_NAME", "PYTORCH_SRC")
 
 
 def pytest_configure(config):
