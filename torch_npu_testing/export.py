@@ -42,13 +42,13 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import textwrap
 from dataclasses import dataclass, field
 
 from .errors import UsageError
+from .upstream import gitutil
 
 BRANCHES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "export_branches.json")
 BRANCHES_FORMAT = "torch_npu_testing.export_branches/1"
@@ -112,19 +112,12 @@ def branch_entry(branch_map, branch):
 
 
 # --------------------------------------------------------------------------- the Ascend checkout
-def git(args, cwd):
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise UsageError("git is not installed; it is needed to check the Ascend/pytorch checkout") from None
-
-
 def check_ascend_checkout(dest):
     """The absolute path of DEST when it is the top of an Ascend/pytorch git work tree, else UsageError."""
     if not os.path.isdir(dest):
         raise UsageError(f"{dest} is not a directory (give the top of an Ascend/pytorch checkout)")
     dest = os.path.realpath(dest)
-    top = git(["rev-parse", "--show-toplevel"], dest)
+    top = gitutil.run_git(["rev-parse", "--show-toplevel"], dest, confine=False)
     if top.returncode != 0:
         raise UsageError(f"{dest} is not a git work tree (give the top of an Ascend/pytorch checkout)")
     toplevel = os.path.realpath(top.stdout.strip())
@@ -147,16 +140,8 @@ def check_ascend_checkout(dest):
     return dest
 
 
-def uncommitted_targets(dest, rel_paths):
-    """``git status --porcelain`` lines for the target paths (modified, staged, untracked, deleted)."""
-    status = git(["status", "--porcelain", "--untracked-files=all", "--", *rel_paths], dest)
-    if status.returncode != 0:
-        raise UsageError(f"git status failed in {dest}: {status.stderr.strip()}")
-    return [line for line in status.stdout.splitlines() if line.strip()]
-
-
 def current_branch(dest):
-    head = git(["rev-parse", "--abbrev-ref", "HEAD"], dest)
+    head = gitutil.run_git(["rev-parse", "--abbrev-ref", "HEAD"], dest)
     return head.stdout.strip() if head.returncode == 0 else None
 
 
@@ -577,7 +562,7 @@ def plan_export(kit_root, branch, dest, branch_map=None, year=None, holder=DEFAU
             parent = os.path.dirname(parent)
         if not os.path.isdir(parent) or os.path.commonpath([os.path.realpath(parent), dest]) != dest:
             raise UsageError(f"cannot create {target.rel_path} in {dest}: {parent} is not a directory inside it")
-    dirty = uncommitted_targets(dest, [target.rel_path for target in targets])
+    dirty = gitutil.uncommitted_changes(dest, *[target.rel_path for target in targets])
     if dirty:
         raise UsageError(f"target paths in {dest} have uncommitted changes, commit or stash them first: "
                          + "; ".join(dirty))

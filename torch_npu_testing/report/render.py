@@ -99,10 +99,18 @@ def summary(doc):
 
 
 # --------------------------------------------------------------------------- sections
-def environment_section(entry):
+def env_heading(entry):
+    """An env's heading and, for an env without usable results, the line saying why: ``(lines, usable)``."""
     lines = [f"### {entry['name']}", ""]
     if entry["state"] != "ok":
-        return lines + [f"**{entry['message']}** ({code(entry['file'])})", ""]
+        return lines + [f"**{entry['message']}** ({code(entry['file'])})", ""], False
+    return lines, True
+
+
+def environment_section(entry):
+    lines, usable = env_heading(entry)
+    if not usable:
+        return lines
     results = entry["results"]
     probe = results["probe"]
     torch_info = probe.get("torch") or {}
@@ -290,9 +298,9 @@ def coverage_section(entry):
 
 
 def log_section(entry):
-    lines = [f"### {entry['name']}", ""]
-    if entry["state"] != "ok":
-        return lines + [f"**{entry['message']}** ({code(entry['file'])})", ""]
+    lines, usable = env_heading(entry)
+    if not usable:
+        return lines
     results = entry["results"]
     total = results["totals"]
     lines += [f"Totals: {total.get('run', 0)} tests run: {counts_text(total)}.", ""]

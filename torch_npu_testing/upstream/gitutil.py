@@ -1,11 +1,11 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""The few git commands the upstream tooling needs, run so that they cannot surprise us.
+"""The few git commands the kit's tools need (upstream patches, export), run so they cannot surprise us.
 
 - ``git apply`` run inside a directory that sits below some *other* repository applies paths relative
-  to that repository's top and silently skips the rest. Every command here therefore runs with
-  ``GIT_CEILING_DIRECTORIES`` set to the parent of its working directory: git sees the directory's own
-  ``.git`` (a real PyTorch checkout) and nothing above it.
+  to that repository's top and silently skips the rest. Every command here therefore runs, unless a
+  caller asks otherwise (``confine=False``), with ``GIT_CEILING_DIRECTORIES`` set to the parent of its
+  working directory: git sees the directory's own ``.git`` (a real PyTorch checkout) and nothing above it.
 - ``git apply`` only ever runs in scratch copies (never ``patch -f``, never in the user's tree), with
   ``--whitespace=nowarn`` so a user's ``apply.whitespace`` setting cannot change the outcome.
 - ``git diff --no-index --no-prefix --full-index`` over ``a/<path>`` and ``b/<path>`` copies yields a
@@ -39,14 +39,14 @@ class GitResult:
 def git_executable():
     git = shutil.which("git")
     if git is None:
-        raise UsageError("git is required for the upstream patches (install git and put it on PATH)")
+        raise UsageError("git is required by this command but was not found (install git and put it on PATH)")
     return git
 
 
-def _env(cwd):
+def _env(cwd, confine):
     env = dict(os.environ)
-    parent = os.path.dirname(os.path.realpath(cwd))
-    env["GIT_CEILING_DIRECTORIES"] = parent
+    if confine:
+        env["GIT_CEILING_DIRECTORIES"] = os.path.dirname(os.path.realpath(cwd))
     env.pop("GIT_DIR", None)
     env.pop("GIT_WORK_TREE", None)
     env.pop("GIT_INDEX_FILE", None)
@@ -55,11 +55,15 @@ def _env(cwd):
     return env
 
 
-def run_git(args, cwd, input_text=None):
-    """Run ``git <args>`` in ``cwd`` (confined to it, see the module docstring); never raises on failure."""
+def run_git(args, cwd, input_text=None, confine=True):
+    """Run ``git <args>`` in ``cwd``; never raises on failure.
+
+    ``confine`` (the default) keeps git from seeing any repository above ``cwd`` (module docstring);
+    ``confine=False`` lets it find the enclosing work tree, to tell "inside a repository" from "not one".
+    """
     completed = subprocess.run(
         [git_executable(), "-c", "core.quotepath=off", "-c", "color.ui=false", *args],
-        check=False, cwd=str(cwd), env=_env(cwd), input=input_text, capture_output=True, text=True,
+        check=False, cwd=str(cwd), env=_env(cwd, confine), input=input_text, capture_output=True, text=True,
         encoding="utf-8", errors="surrogateescape")
     return GitResult(completed)
 
@@ -105,9 +109,10 @@ def is_repository_root(directory):
     return result.ok and os.path.realpath(result.stdout.strip()) == os.path.realpath(str(directory))
 
 
-def uncommitted_changes(directory, relative_path):
-    """``git status --porcelain`` lines for one path of the repository rooted at ``directory``."""
-    result = run_git(["status", "--porcelain", "--untracked-files=all", "--", relative_path], cwd=directory)
+def uncommitted_changes(directory, *relative_paths):
+    """``git status --porcelain`` lines (modified, staged, untracked, deleted) for paths of the repository
+    rooted at ``directory``."""
+    result = run_git(["status", "--porcelain", "--untracked-files=all", "--", *relative_paths], cwd=directory)
     if not result.ok:
         raise UsageError(f"git status failed in {directory}: {result.first_error}")
     return [line for line in result.stdout.splitlines() if line.strip()]
