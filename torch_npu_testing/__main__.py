@@ -22,7 +22,12 @@ COMMANDS = {
     "upstream": ("torch_npu_testing.upstream.cli", "check / run / apply / revert / refresh test_upstream patches"),
     "report": ("torch_npu_testing.report", "write the evidence report for an Ascend PR from env results"),
     "export": ("torch_npu_testing.export", "write a branch's contribution into an Ascend/pytorch checkout"),
+    "pr": ("torch_npu_testing.pr", "write a branch's whole Ascend PR description (pr-BRANCH.md) from facts"),
     "bench": ("torch_npu_testing.bench", "measure suite / direct-run / tox cost as ratios to the import floor"),
+    "locate": ("torch_npu_testing.task.locate", "where torch defines an API, here and in other interpreters"),
+    "search": ("torch_npu_testing.task.search", "which tests of Ascend/PyTorch refs already call an API"),
+    "docs": ("torch_npu_testing.task.docs", "is an API in Ascend's native-API docs per torch version; add it"),
+    "new": ("torch_npu_testing.task.scaffold", "start an API task: test-file scaffold, target_apis, branch map"),
 }
 
 

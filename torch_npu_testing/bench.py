@@ -10,7 +10,7 @@ subprocess, started from ``--root`` (default: the current directory):
 * ``floor``:  ``PY -c "import torch, torch._functorch.aot_autograd"``;
 * ``suite``:  ``PY -m torch_npu_testing suite FILES --results TMP``; target: at most floor + 3 s;
 * ``direct``: each file run as ``PY FILE``, summed; target: at most 1.25 x (number of files x floor);
-* ``tox`` (only with ``--tox``): a warm ``tox -e master``; target: at most the suite + 8 s.
+* ``tox`` (only with ``--tox``): a warm ``tox -e master_213``; target: at most the suite + 8 s.
 
 Every measurement is repeated ``--repeat`` times (default 3) in interleaved rounds (each round runs
 every measurement once, starting at a different one each round) so slow drift of the machine's load
@@ -54,7 +54,7 @@ STATS = {"median": statistics.median, "min": min}
 DEFAULT_TIMEOUT_S = 900
 # Order of the measurements in the first round (later rounds rotate it) and of the table.
 MEASUREMENTS = ("floor", "suite", "direct", "tox")
-# Variables tox sets inside an env; a nested `tox -e master` (from `tox -e bench`) must not inherit them.
+# Variables tox sets inside an env; a nested `tox -e master_213` (from `tox -e bench`) must not inherit them.
 TOX_INNER_VARIABLES = ("TOX_ENV_NAME", "TOX_ENV_DIR", "TOX_WORK_DIR", "TOX_PACKAGE", "VIRTUAL_ENV")
 
 
@@ -118,7 +118,7 @@ def tox_step(tox_argv, env_name, files, scratch_dir, explicit_files):
                 unset_env=TOX_INNER_VARIABLES)
 
 
-def build_plan(python, files, scratch_dir, tox_argv=None, tox_env="master", explicit_files=False):
+def build_plan(python, files, scratch_dir, tox_argv=None, tox_env="master_213", explicit_files=False):
     """The steps of one round, grouped by measurement in :data:`MEASUREMENTS` order."""
     plan = [floor_step(python), suite_step(python, files, os.path.join(scratch_dir, "suite.json"))]
     plan += direct_steps(python, files)
@@ -291,7 +291,7 @@ def add_arguments(parser):
     parser.add_argument("--root", default=".", help="directory the commands run in (default: .)")
     parser.add_argument("--tox", action="store_true",
                         help="also time a warm `tox -e ENV` (the env must exist already); off by default")
-    parser.add_argument("--tox-env", default="master", help="env for --tox (default: master)")
+    parser.add_argument("--tox-env", default="master_213", help="env for --tox (default: master_213)")
     parser.add_argument("--tox-command", default="tox", help="how to call tox (default: tox)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed floor runs first (default 1)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,

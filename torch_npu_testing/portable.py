@@ -7,8 +7,12 @@ Everything here depends only on the standard library and ``torch``: the export c
 so a test file behaves the same in this kit and in an Ascend/pytorch checkout.
 
 - version gating: :func:`torch_version_at_least`, :func:`has_api`, :func:`requires_api`;
-- :class:`PortableAssertionsMixin`, which keeps ``assertEqual`` to the form that PyTorch's and
-  torch_npu's TestCase both accept, so a file green here cannot die of a TypeError on an NPU host;
+- :class:`PortableAssertionsMixin`, the kit's assertion vocabulary (``assert_tensor``,
+  ``assert_tensor_meta``, ``assert_value``, ``assert_is``, ``assert_true``, ``assert_grad_mode``,
+  ``assert_raises_exactly``, ...: every check carries a message naming what it checks, and none goes through
+  the base class's ``assertEqual``, so a file is as strict on an NPU host as on the CPU); it also keeps
+  ``assertEqual`` to the form that PyTorch's and torch_npu's TestCase both accept, so a file green here
+  cannot die of a TypeError on an NPU host;
 - the global-state guard: :class:`GlobalStateGuard` and :class:`StateGuardMixin`, which snapshot
   grad mode, inference mode, functorch config, the functorch nesting level and the default dtype
   before each test, restore them afterwards and fail the test that leaked them, by name.
@@ -44,19 +48,34 @@ def torch_version_at_least(version):
     return parse_version(torch.__version__) >= parse_version(version)
 
 
+def _is_missing_module(exc, module_name):
+    """True when ``exc`` says that ``module_name`` itself (or a package above it) does not exist.
+
+    Any other ImportError (the module exists but importing it failed: a broken install, a missing
+    shared library, an error inside the module) is not "absent" and must not become a quiet skip.
+    """
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return False
+    return module_name == exc.name or module_name.startswith(exc.name + ".")
+
+
 def has_api(dotted_name):
     """True when ``dotted_name`` (``"pkg.module.attr.attr"``) resolves in the installed torch.
 
     The longest importable module prefix is imported, the rest is looked up as attributes, so
     ``"torch._functorch.aot_autograd.aot_export_joint_with_descriptors"`` works whether the name is a
-    function, a class attribute or a submodule.
+    function, a class attribute or a submodule. Absent means absent: a module that does not exist or a
+    missing attribute gives False, but a module that exists and fails to import raises its ImportError.
     """
     parts = dotted_name.split(".")
     for split in range(len(parts), 0, -1):
+        module_name = ".".join(parts[:split])
         try:
-            obj = importlib.import_module(".".join(parts[:split]))
-        except ImportError:
-            continue
+            obj = importlib.import_module(module_name)
+        except ImportError as exc:
+            if _is_missing_module(exc, module_name):
+                continue
+            raise
         try:
             for attr in parts[split:]:
                 obj = getattr(obj, attr)
@@ -66,16 +85,45 @@ def has_api(dotted_name):
     return False
 
 
+def _failing_with(error):
+    """A decorator that makes a test function, or every test of a class, error with ``error``."""
+    def raise_error(*args, **kwargs):
+        raise error
+
+    def decorate(target):
+        if isinstance(target, type):
+            for name in list(vars(target)):
+                if name.startswith("test") and callable(getattr(target, name)):
+                    setattr(target, name, decorate(getattr(target, name)))
+            return target
+
+        def failing_test(*args, **kwargs):
+            raise_error()
+        failing_test.__name__ = getattr(target, "__name__", "test")
+        failing_test.__qualname__ = getattr(target, "__qualname__", failing_test.__name__)
+        failing_test.__doc__ = getattr(target, "__doc__", None)
+        return failing_test
+    return decorate
+
+
 def requires_api(dotted_name, since=None):
     """Skip a test function or a whole TestCase class when ``dotted_name`` is absent.
 
     The skip reason names the API, the first torch release that has it (``since``) and the
     installed version, e.g. ``aot_export_joint_with_descriptors requires torch >= 2.9 (installed 2.7.1)``.
+    When a module on the way exists but fails to import, nothing is skipped: every decorated test
+    errors with an ImportError naming the API and the import that failed.
     """
     short = dotted_name.rsplit(".", 1)[-1]
     needed = f"torch >= {since}" if since else "a torch that provides it"
+    try:
+        present = has_api(dotted_name)
+    except ImportError as exc:
+        error = ImportError(f"{dotted_name}: a module on the way exists but failed to import "
+                            f"({type(exc).__name__}: {exc})")
+        return _failing_with(error)
     reason = f"{short} requires {needed} (installed {torch.__version__}: {dotted_name} not found)"
-    return unittest.skipUnless(has_api(dotted_name), reason)
+    return unittest.skipUnless(present, reason)
 
 
 # --------------------------------------------------------------------------- global state
@@ -242,3 +290,110 @@ class PortableAssertionsMixin:
     def assertWarns(self, *args, **kwargs):  # noqa: N802 - unittest naming
         raise TypeError("assertWarns differs between PyTorch's and torch_npu's TestCase; "
                         "use assertWarnsRegex(WarningClass, regex) instead")
+
+    # ----------------------------------------------------------------- the kit's assertion vocabulary
+    # Every check names what it checks (``what``) and says expected vs actual. They never go through
+    # the base class's assertEqual, so a file is exactly as strict on an NPU host (torch_npu's
+    # assertEqual ignores dtype and allows 1e-5) as on the CPU.
+
+    def assert_tensor(self, actual, expected, what, *, atol=0.0, rtol=0.0, device=None, equal_nan=True):
+        """``actual`` is a tensor like ``expected``: same dtype, shape and layout, values within
+        ``atol``/``rtol`` (exact by default), on the device type ``device`` (default: expected's)."""
+        if not isinstance(expected, torch.Tensor):
+            raise TypeError(f"assert_tensor({what!r}): expected must be a tensor, got {type(expected).__name__}")
+        self.assert_tensor_meta(actual, what, dtype=expected.dtype, shape=tuple(expected.shape),
+                                device=device or expected.device.type, layout=expected.layout)
+        actual_cpu, expected_cpu = actual.detach().cpu(), expected.detach().cpu()
+        if atol == 0 and rtol == 0 and actual.layout == torch.strided and torch.equal(actual_cpu, expected_cpu):
+            return  # exact and equal: the common case, without assert_close's cost (NaNs take the long way)
+        try:
+            torch.testing.assert_close(actual_cpu, expected_cpu, atol=atol, rtol=rtol,
+                                       equal_nan=equal_nan, check_device=False)
+        except AssertionError as exc:
+            self.fail(f"{what}: values differ (atol={atol}, rtol={rtol}): {exc}")
+
+    def assert_tensor_meta(self, actual, what, *, dtype=None, shape=None, device=None, layout=None,
+                           requires_grad=None):
+        """``actual`` is a tensor and each given property (dtype, shape, device type, layout,
+        requires_grad) is as expected."""
+        if not isinstance(actual, torch.Tensor):
+            self.fail(f"{what}: expected a tensor, got {type(actual).__name__}: {actual!r}")
+        checks = (("dtype", dtype, actual.dtype),
+                  ("shape", None if shape is None else tuple(shape), tuple(actual.shape)),
+                  ("device type", device, actual.device.type),
+                  ("layout", layout, actual.layout),
+                  ("requires_grad", requires_grad, actual.requires_grad))
+        for name, wanted, got in checks:
+            if wanted is not None and got != wanted:
+                self.fail(f"{what}: {name} is {got}, expected {wanted}")
+
+    def assert_value(self, actual, expected, what):
+        """Plain (non-tensor) equality, with a message naming what differs."""
+        if _contains_tensor(actual) or _contains_tensor(expected):
+            raise TypeError(f"assert_value({what!r}) compares plain values; use assert_tensor for tensors")
+        if not actual == expected:
+            self.fail(f"{what}: got {actual!r}, expected {expected!r}")
+
+    def assert_is(self, actual, expected, what):
+        """Identity (``actual is expected``)."""
+        if actual is not expected:
+            self.fail(f"{what}: got {actual!r}, expected the very object {expected!r}")
+
+    def assert_is_not(self, actual, unexpected, what):
+        """Not the same object (``actual is not unexpected``)."""
+        if actual is unexpected:
+            self.fail(f"{what}: got the very object {unexpected!r}, expected a different one")
+
+    def assert_true(self, value, what):
+        """``value`` is truthy."""
+        if not value:
+            self.fail(f"{what}: expected true, got {value!r}")
+
+    def assert_false(self, value, what):
+        """``value`` is falsy."""
+        if value:
+            self.fail(f"{what}: expected false, got {value!r}")
+
+    def assert_grad_mode(self, expected, what):
+        """The calling thread's grad mode is ``expected``."""
+        enabled = torch.is_grad_enabled()
+        if enabled is not bool(expected):
+            self.fail(f"{what}: grad mode is {'enabled' if enabled else 'disabled'}, "
+                      f"expected {'enabled' if expected else 'disabled'}")
+
+    def assert_raises_exactly(self, exc_type, what, fn=None, *args, match=None, **kwargs):
+        """``fn(*args, **kwargs)`` raises exactly ``exc_type`` (not a subclass: a port that raises
+        another error type is not consistent), whose message matches the regex ``match`` if given.
+
+        Returns the exception. Without ``fn`` it is a context manager whose ``.exception`` is set on exit.
+        """
+        checker = _RaisesExactly(self, exc_type, what, match)
+        if fn is None:
+            return checker
+        with checker:
+            fn(*args, **kwargs)
+        return checker.exception
+
+
+class _RaisesExactly:
+    """Context manager behind :meth:`PortableAssertionsMixin.assert_raises_exactly`."""
+
+    def __init__(self, case, exc_type, what, match):
+        self.case, self.exc_type, self.what, self.match = case, exc_type, what, match
+        self.exception = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        name = self.exc_type.__name__
+        if kind is None:
+            self.case.fail(f"{self.what}: expected {name}, nothing was raised")
+        if kind is not self.exc_type:
+            if not issubclass(kind, Exception):
+                return False  # KeyboardInterrupt, SystemExit, a failing inner assertion: let it through
+            self.case.fail(f"{self.what}: expected {name}, got {kind.__name__}: {value}")
+        if self.match is not None and not re.search(self.match, str(value)):
+            self.case.fail(f"{self.what}: {name} message {str(value)!r} does not match {self.match!r}")
+        self.exception = value
+        return True

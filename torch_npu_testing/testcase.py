@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """TestCase and run_tests for API-consistency files, chosen by the resolved device.
 
-On an NPU host they are torch_npu's (``torch_npu.testing.testcase``: expecttest-based, its
-setUpClass needs an NPU); elsewhere PyTorch's ``torch.testing._internal.common_utils`` ones. Both
-get the global-state guard of :mod:`torch_npu_testing.portable` so a test that leaks grad mode,
-functorch config, vmap nesting or the default dtype fails by name.
+``TestCase`` is :class:`torch_npu_testing.carried.testcase.TestCase`, the very class an exported file
+carries: on an NPU host torch_npu's TestCase (``torch_npu.testing.testcase``: expecttest-based, its
+setUpClass needs an NPU), elsewhere PyTorch's ``torch.testing._internal.common_utils`` one, with the
+global-state guard and the portable assertions of :mod:`torch_npu_testing.portable`, so a test that
+leaks grad mode, functorch config, vmap nesting or the default dtype fails by name.
 
 ``run_tests`` adds two conventions:
 
@@ -17,26 +18,14 @@ functorch config, vmap nesting or the default dtype fails by name.
 import os
 import sys
 
+from .carried.testcase import TestCase, device_run_tests  # noqa: F401  (TestCase is public here)
 from .device import device_type
-from .portable import PortableAssertionsMixin, StateGuardMixin
 
 INITIAL_GRAD_MODE_ENV = "TORCH_NPU_TESTING_INITIAL_GRAD_MODE"
 XML_DIR_ENV = "TORCH_NPU_TESTING_XML_DIR"
 
-
-def _base_classes():
-    if device_type() == "npu":
-        from torch_npu.testing.testcase import TestCase as base_case, run_tests as base_run
-    else:
-        from torch.testing._internal.common_utils import TestCase as base_case, run_tests as base_run
-    return base_case, base_run
-
-
-_BaseTestCase, _base_run_tests = _base_classes()
-
-
-class TestCase(StateGuardMixin, PortableAssertionsMixin, _BaseTestCase):
-    """The base TestCase of this device, the global-state guard and the portable asserts."""
+# The runner of the device's TestCase (torch_npu's on an NPU, PyTorch's elsewhere).
+_base_run_tests = device_run_tests(device_type())
 
 
 def initial_grad_mode_from_env(environ=None):

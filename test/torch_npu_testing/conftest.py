@@ -1,9 +1,13 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Shared fixtures for the unit tests of torch_npu_testing: clean subprocess environments, the
-branch env interpreters and stub torch_npu packages.
+"""Fixtures of the unit tests of torch_npu_testing: clean subprocess environments and stub torch_npu
+packages.
 
 Skip reasons are always printed (``-rs``): a skipped test must say why.
+
+The unit tests run alone in the `unit` env: none of them needs another env's interpreter. What only a
+branch env's own torch can show (a CUDA build without a GPU, torch_npu without CANN, torch 2.7.1's
+builtins) is checked by test/in_env, which every branch env runs with its own interpreter.
 """
 import os
 import subprocess
@@ -44,17 +48,6 @@ def run_python(clean_env):
         return subprocess.run([str(python)] + [str(arg) for arg in args], cwd=cwd, env=clean_env(**env),
                               capture_output=True, text=True, timeout=300, check=False)
     return run
-
-
-@pytest.fixture
-def tox_python():
-    """``tox_python(name)`` -> the interpreter of branch env ``.tox/<name>``, or a skip saying it is missing."""
-    def find(name):
-        python = REPO_ROOT / ".tox" / name / "bin" / "python"
-        if not python.exists():
-            pytest.skip(f"{python} does not exist (create the tox env {name} first)")
-        return python
-    return find
 
 
 @pytest.fixture

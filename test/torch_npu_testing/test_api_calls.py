@@ -5,13 +5,13 @@
 The recorder is exercised on a tiny real test file that calls real target APIs (``set_grad_enabled``'s
 ``clone``, ``torch._functorch.config.patch``, ``_add_batch_dim``), run by the suite's own ``run_file``
 in this process, so the ids, the direct / indirect split and the threads are checked on real calls.
-One subprocess runs the full ``suite --api-calls`` command; one runs the torch 2.7.1 env, where
-``_add_batch_dim`` is a C builtin and the aot APIs are absent.
+One subprocess runs the full ``suite --api-calls`` command. How the recorder sees a torch whose
+``_add_batch_dim`` is a C builtin and which lacks the aot APIs (2.7.1) is checked by test/in_env in that
+torch's own env.
 """
 import io
 import json
 import sys
-import textwrap
 
 import pytest
 
@@ -274,53 +274,6 @@ def test_suite_api_calls_writes_the_mapping_and_the_details(tmp_path, run_python
     details = data["api_call_details"]["apis"]
     assert details["torch.autograd.grad_mode.set_grad_enabled.clone"]["tests"][
         "SetGradEnabledClone.test_clone_keeps_mode"]["direct_sites"] == ["test_clone_api.py:8"]
-
-
-V2_7_SCRIPT = textwrap.dedent('''\
-    import io, json, sys
-    from torch_npu_testing import suite
-    from torch_npu_testing.api_calls import ApiCallRecorder
-    recorder = ApiCallRecorder()
-    suite.run_file(sys.argv[1], True, io.StringIO(), recorder)
-    print(json.dumps({"calls": recorder.finish(), "details": recorder.details()}))
-''')
-
-ADD_BATCH_DIM_FILE = '''\
-import unittest
-
-import torch
-from torch._functorch.vmap import _add_batch_dim
-
-
-class AddBatchDim(unittest.TestCase):
-    def test_direct(self):
-        level = torch._C._functorch._vmap_increment_nesting(2, "error")
-        try:
-            _add_batch_dim(torch.ones(2, 3), 0, level)
-        finally:
-            torch._C._functorch._vmap_decrement_nesting()
-
-    def test_through_vmap(self):
-        torch.vmap(torch.sin)(torch.ones(2, 3))
-'''
-
-
-def test_torch_2_7_builtin_add_batch_dim_and_absent_aot_apis(tmp_path, run_python, tox_python):
-    python = tox_python("v2_7")
-    (tmp_path / "abd.py").write_text(ADD_BATCH_DIM_FILE)
-    (tmp_path / "script.py").write_text(V2_7_SCRIPT)
-    proc = run_python(["script.py", "abd.py"], python=python, cwd=tmp_path, TORCH_DEVICE_BACKEND_AUTOLOAD=0)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout.splitlines()[-1])
-    details = out["details"]["apis"]
-    assert out["details"]["torch_version"].startswith("2.7.1")
-    add_batch_dim = details["torch._functorch.vmap._add_batch_dim"]
-    assert add_batch_dim["kind"] == "C builtin"
-    assert add_batch_dim["tests"]["AddBatchDim.test_direct"]["direct"] == 1
-    assert add_batch_dim["tests"]["AddBatchDim.test_through_vmap"]["direct"] == 0
-    assert add_batch_dim["tests"]["AddBatchDim.test_through_vmap"]["indirect"] >= 1
-    for name in TARGET_NAMES[2:4]:
-        assert (details[name]["status"], details[name]["expected_absent"]) == ("absent", True)
 
 
 def test_internal_prefixes_cover_torch():

@@ -180,7 +180,7 @@ def test_tox_requires_an_existing_env(tmp_path):
     """--tox measures a warm env: a missing .tox/ENV is a usage error, nothing is run."""
     root = make_root(tmp_path)
     timer = FakeTimer({})
-    with pytest.raises(UsageError, match=r"run `tox -e master` once first"):
+    with pytest.raises(UsageError, match=r"run `tox -e master_213` once first"):
         bench.main(parse(["--root", str(root), "--tox", "--tox-command", sys.executable]), timer=timer)
     assert timer.calls == []
 
@@ -198,7 +198,7 @@ def test_missing_file_and_empty_root_are_usage_errors(tmp_path):
 def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path):
     """Over target is reported, not failed: exit 0, table on stdout, figures and raw timings in JSON."""
     root = make_root(tmp_path / "root")
-    (root / ".tox" / "master").mkdir(parents=True)
+    (root / ".tox" / "master_213").mkdir(parents=True)
     out = tmp_path / "out" / "bench.json"
     timer = FakeTimer({"floor": 2.0, "suite": 6.0, "direct": 2.0, "tox": 20.0})
     stdout, stderr = io.StringIO(), io.StringIO()
@@ -214,7 +214,7 @@ def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path)
     assert report["files"] == FILES and report["repeat"] == 2
     assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "direct": [8.0, 8.0],
                                    "tox": [20.0, 20.0]}
-    assert report["commands"]["tox"] == [f"{sys.executable} -e master"]
+    assert report["commands"]["tox"] == [f"{sys.executable} -e master_213"]
     assert report["step_timings_s"][f"/x/python {FILES[3]}"] == [2.0, 2.0]
     assert "round 2/2" in stderr.getvalue()
 

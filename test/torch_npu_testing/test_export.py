@@ -4,9 +4,9 @@
 
 The checkouts are real git repositories in a temporary directory. Every refusal (not a checkout, not
 Ascend/pytorch, not its top level, unknown branch, uncommitted target, missing or non-exportable kit
-file, missing report) is checked to exit 2 with one line and to leave the checkout exactly as it was.
+file, missing PR description) is checked to exit 2 with one line and to leave the checkout exactly as it was.
 The conversion is checked on its text (header, docstring and tests kept, kit import gone, helpers copied
-from the installed portable source, lint-clean) and once by running an exported file against a
+by AST from the kit's own portable.py and carried/ modules, lint-clean) and once by running an exported file against a
 stand-in ``torch_npu`` whose ``torch_npu.testing.testcase`` is PyTorch's TestCase, with this kit made
 unimportable (a few seconds: the run imports torch).
 """
@@ -22,6 +22,9 @@ import textwrap
 import pytest
 
 from torch_npu_testing import export, portable
+from torch_npu_testing.carried import device as carried_device
+from torch_npu_testing.carried import testcase as carried_testcase
+from torch_npu_testing.export import branchmap
 from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.errors import UsageError
 
@@ -44,7 +47,7 @@ class TestSyntheticApi(TestCase):
     def test_add_matches_cpu(self):
         """torch.add on DEVICE equals the CPU result."""
         x = torch.arange(4.0)
-        self.assertEqual(torch.add(x.to(DEVICE), 1).cpu(), torch.add(x, 1))
+        torch.testing.assert_close(torch.add(x.to(DEVICE), 1).cpu(), torch.add(x, 1), rtol=0, atol=0)
 
     def test_version_gate(self):
         """torch_version_at_least agrees with the installed release."""
@@ -154,7 +157,7 @@ def ascend(tmp_path):
 @pytest.fixture
 def use_map(kit, monkeypatch):
     """Make the CLI read the synthetic branch map."""
-    monkeypatch.setattr(export, "BRANCHES_FILE", str(kit / "branches.json"))
+    monkeypatch.setattr(branchmap, "BRANCHES_FILE", str(kit / "branches.json"))
     return kit
 
 
@@ -339,19 +342,55 @@ def test_refuses_missing_arguments(capsys):
 
 
 # --------------------------------------------------------------------------- report and listing
-def test_names_the_evidence_report(use_map, ascend, capsys):
+def description_facts(plan_files, problems=()):
+    return json.dumps({"format": "torch_npu_testing.pr/1", "problems": list(problems),
+                       "plan": {"files": [{"path": rel, "sha256": digest} for rel, digest in plan_files.items()]}})
+
+
+def exported_digests(kit_root, ascend_root, branch="master"):
+    import hashlib
+    targets = export.convert_branch_files(str(kit_root), branch, branch_map()["branches"][branch])
+    return {target.rel_path: hashlib.sha256(target.content).hexdigest() for target in targets}
+
+
+def test_names_the_pr_description_or_how_to_make_it(use_map, ascend, capsys):
     code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert "evidence report: none found under reports/*.md" in out
-    write(use_map, "reports/report.md", "# evidence\n")
-    write(use_map, "reports/notes.md", "# other\n")
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert f"evidence report to paste into the pull request: {use_map / 'reports' / 'report.md'}" in out
-    write(use_map, "reports/report-v2_7.md", "# 2.7 evidence\n")
-    assert export.find_report(str(use_map), "v2.7.1").endswith("report-v2_7.md")
-    explicit = write(use_map, "elsewhere/evidence.md", "x\n")
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run", "--report", explicit], capsys)
     assert code == 0
-    assert f"evidence report to paste into the pull request: {explicit}" in out
+    assert (f"pull request description: none found (reports/pr-master.md); make it with: python -m "
+            f"torch_npu_testing pr master --ascend {ascend} --results .tox/results --out reports") in out
+    description = write(use_map, "reports/pr-master.md", "# description\n")
+    write(use_map, "reports/pr-master.json", description_facts(exported_digests(use_map, ascend)))
+    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
+    assert code == 0, out
+    assert f"pull request description to paste: {description}" in out
+    assert "not backed" not in out
+    explicit = write(use_map, "elsewhere/pr.md", "x\n")
+    write(use_map, "elsewhere/pr.json", description_facts(exported_digests(use_map, ascend)))
+    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run", "--report", explicit], capsys)
+    assert code == 0 and f"pull request description to paste: {explicit}" in out
+
+
+def test_exits_1_after_writing_when_the_description_is_not_backed(use_map, ascend, capsys):
+    write(use_map, "reports/pr-master.md", "# description\n")
+    write(use_map, "reports/pr-master.json", description_facts(exported_digests(use_map, ascend),
+                                                               ["no results for env master_213"]))
+    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map)], capsys)
+    assert code == 1
+    assert os.path.isfile(os.path.join(str(ascend), FILE_A)), "the files are still written"
+    assert "the description is not backed by results yet:\n  - no results for env master_213" in out
+
+
+def test_exits_1_when_the_description_describes_other_bytes(use_map, ascend, capsys):
+    digests = exported_digests(use_map, ascend)
+    digests[FILE_A] = "0" * 64
+    write(use_map, "reports/pr-master.md", "# description\n")
+    write(use_map, "reports/pr-master.json", description_facts(digests))
+    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
+    assert code == 1
+    assert f"the description is stale: {FILE_A} differs from what it describes" in out
+    write(use_map, "reports/pr-master.json", "{not json")
+    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
+    assert code == 1 and "pr-master.json (the facts behind the description) cannot be read" in out
 
 
 def test_commit_title_for_the_real_branch_map():
@@ -401,8 +440,7 @@ def test_branch_map_rejects_paths_outside_the_tree(tmp_path):
 # --------------------------------------------------------------------------- the converted text
 def exported_text(kit_root, rel=FILE_A):
     with open(os.path.join(str(kit_root), rel)) as handle:
-        text, problems = export.convert_test_file(rel, handle.read(), export.portable_source(),
-                                                  export.ascend_header(2026))
+        text, problems = export.convert_test_file(rel, handle.read(), export.ascend_header(2026))
     assert problems == []
     return text
 
@@ -415,8 +453,8 @@ def test_exported_file_has_ascend_header_docstring_and_no_kit_reference(kit):
     assert not re.search(r"torch[_-]npu[_-]testing", text, re.IGNORECASE)
     assert "SPDX" not in text and "kit contributors" not in text
     assert "import torch_npu  # noqa: F401" in text
-    assert "from torch_npu.testing.testcase import TestCase as _NPUTestCase, run_tests\n" in text
-    assert "class TestCase(StateGuardMixin, _base_test_case()):" in text
+    assert "\nfrom torch_npu.testing" not in text  # imported inside the carried functions, by device
+    assert "class TestCase(StateGuardMixin, PortableAssertionsMixin, device_base_test_case(device_type())):" in text
 
 
 def test_exported_tests_are_unchanged(kit):
@@ -432,34 +470,53 @@ def test_exported_tests_are_unchanged(kit):
     assert positions == sorted(positions)
 
 
-def test_helpers_are_copied_from_the_installed_portable_source(kit):
+def test_helpers_are_copied_from_the_kits_own_modules(kit):
+    """The exported helpers are the kit's real code: portable.py and carried/, byte for byte."""
     text = exported_text(kit)
-    for helper in (portable.StateGuardMixin, portable.GlobalStateGuard, portable.requires_api, portable.has_api,
-                   portable.parse_version, portable.torch_version_at_least):
+    for helper in (portable.StateGuardMixin, portable.GlobalStateGuard, portable.PortableAssertionsMixin,
+                   portable.requires_api, portable.has_api, portable.parse_version, portable.torch_version_at_least,
+                   carried_device.resolve_device, carried_device.device_type, carried_device.available_accelerator,
+                   carried_testcase.TestCase, carried_testcase.run_tests, carried_testcase.device_base_test_case):
         assert inspect.getsource(helper) in text, helper.__name__
     second = exported_text(kit, FILE_B)
     assert "def requires_api" not in second and "def parse_version" not in second  # only what is used
-    assert "run_tests" in second and "def device_type" in second
+    assert "def run_tests" in second and "def device_type" in second
 
 
-def test_inline_portable_takes_only_the_closure_of_the_wanted_names():
-    source = export.portable_source()
-    gate = export.inline_portable(["requires_api"], source)
-    assert gate.names == ["has_api", "requires_api"]
-    assert gate.stdlib_imports == ["importlib", "unittest"]
-    version = export.inline_portable(["torch_version_at_least"], source)
-    assert version.names == ["parse_version", "torch_version_at_least"] and version.stdlib_imports == ["re"]
-    guard = export.inline_portable(["StateGuardMixin"], source)
-    assert {"GlobalStateGuard", "_functorch_config", "_interpreter_stack_depth", "_pop_interpreter"} \
-        <= set(guard.names)
+def test_inline_takes_only_the_closure_of_the_wanted_names():
+    gate = export.inline_helpers(["requires_api"])
+    assert gate.names == ["_is_missing_module", "has_api", "_failing_with", "requires_api"]
+    assert gate.stdlib_imports == ["import importlib", "import unittest"]
+    version = export.inline_helpers(["torch_version_at_least"])
+    assert version.names == ["parse_version", "torch_version_at_least"] and version.stdlib_imports == ["import re"]
+    device = export.inline_helpers(["device_type"])
+    assert "StateGuardMixin" not in device.names and {"resolve_device", "_DEVICE_CHOICE"} <= set(device.names)
+    case = export.inline_helpers(["TestCase"])
+    assert {"GlobalStateGuard", "PortableAssertionsMixin", "device_type", "device_base_test_case"} <= set(case.names)
+    # carried.testcase imports the kit's device_type; the carried twin is what gets copied
+    assert "def device_type():" in case.code and "TORCH_NPU_TESTING" not in case.code
     with pytest.raises(UsageError, match="does not define no_such_helper"):
-        export.inline_portable(["no_such_helper"], source)
+        export.inline_helpers(["no_such_helper"])
+
+
+def test_inline_refuses_ambiguous_or_missing_carried_definitions():
+    sources = {"torch_npu_testing.portable": "def helper():\n    return 1\n",
+               "torch_npu_testing.carried.device": "def helper():\n    return 2\n",
+               "torch_npu_testing.carried.testcase": ("from ..device import helper, other\n\n\n"
+                                                      "def run_tests():\n    return helper()\n\n\n"
+                                                      "def TestCase():\n    return other()\n")}
+    with pytest.raises(UsageError, match=r"cannot carry helper .*defined in torch_npu_testing.portable, "):
+        export.inline_helpers(["run_tests"], sources)
+    with pytest.raises(UsageError, match=r"cannot carry other .*defined by no carried source"):
+        export.inline_helpers(["TestCase"], sources)
 
 
 def test_stdlib_imports_join_the_files_first_stdlib_group():
-    assert export.merge_stdlib_imports(["import os", "import unittest", "", "import torch"], ["importlib", "re"]) \
+    assert export.merge_stdlib_imports(["import os", "import unittest", "", "import torch"],
+                                       ["import importlib", "import os", "import re"]) \
         == ["import importlib", "import os", "import re", "import unittest", "", "import torch"]
-    assert export.merge_stdlib_imports(["import torch"], ["re"]) == ["import re", "", "import torch"]
+    assert export.merge_stdlib_imports(["import torch"], ["import re"]) == ["import re", "", "import torch"]
+    assert export.merge_stdlib_imports(["import os"], ["import os"]) == ["import os"]
 
 
 def test_exported_file_is_lint_clean(kit, tmp_path):
@@ -516,14 +573,14 @@ def test_exported_file_runs_on_cpu_with_a_standin_torch_npu_and_without_the_kit(
 
 def test_a_file_that_imports_torch_npu_itself_gets_no_second_import(kit):
     text = SECOND_TEST.replace("import torch\n", "import torch\nimport torch_npu\n", 1)
-    new_text, problems = export.convert_test_file(FILE_B, text, export.portable_source(), export.ascend_header(2026))
+    new_text, problems = export.convert_test_file(FILE_B, text, export.ascend_header(2026))
     assert problems == [] and new_text.count("import torch_npu") == 1
 
 
 def test_conversion_counts_lines_as_python_does(kit):
     # A form feed and a LINE SEPARATOR in the docstring: str.splitlines would see extra lines there.
     text = SECOND_TEST.replace("device only.", "device\x0c only\u2028 (odd breaks).")
-    new_text, problems = export.convert_test_file(FILE_B, text, export.portable_source(), export.ascend_header(2026))
+    new_text, problems = export.convert_test_file(FILE_B, text, export.ascend_header(2026))
     assert problems == [] and "device\x0c only\u2028 (odd breaks)." in new_text
     assert "torch_npu_testing" not in new_text and "def device_type" in new_text
 

@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Unit tests of ``python -m torch_npu_testing grad-modes``.
 
-Real subprocesses over small synthetic test files written into tmp dirs:
+grad-modes runs each file twice in its own process with the suite's grad-mode isolation rerun, and
+judges the recorded test cases (no unittest text is parsed). Small synthetic test files in tmp dirs:
 
-- a file (kit TestCase + run_tests, imports torch) that passes only when the process starts with grad
-  enabled: proves the runner really sets TORCH_NPU_TESTING_INITIAL_GRAD_MODE for each run;
-- plain-unittest files (no torch, fast) that pass in both modes, or fail with known counts.
+- a file (kit TestCase) that passes only when grad mode is enabled at start: proves each run really
+  sets the initial grad mode;
+- plain-unittest files that pass in both modes (with subtests: every case counted), or fail with
+  known counts.
 
-The one end-to-end CLI run (4 child runs, 2 of them import torch) is shared by several tests.
+The command runs in process; one real subprocess checks ``--python`` (the same command under another
+interpreter path) and one that importing the module does not import torch.
 """
 import argparse
 import json
@@ -19,7 +22,7 @@ import textwrap
 
 import pytest
 
-from torch_npu_testing import grad_modes
+from torch_npu_testing import grad_modes, results
 from torch_npu_testing.errors import UsageError
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -40,14 +43,14 @@ if __name__ == "__main__":
 """
 
 PASSES_IN_BOTH = """\
-import os
 import unittest
 
 
 class PassesInBoth(unittest.TestCase):
-    def test_sees_the_initial_grad_mode_variable(self):
-        print("INITIAL_GRAD_MODE=" + os.environ["TORCH_NPU_TESTING_INITIAL_GRAD_MODE"])
-        print("EXTRA=" + os.environ.get("GRAD_MODES_TEST_EXTRA", "<unset>"))
+    def test_table(self):
+        for n in range(3):
+            with self.subTest(n=n):
+                self.assertGreaterEqual(n, 0)
 
     def test_second(self):
         pass
@@ -98,100 +101,86 @@ def cli(*argv):
                           env=env, capture_output=True, text=True, check=False)
 
 
+def cli_in_process(capsys, *argv):
+    from torch_npu_testing.__main__ import main as cli_main
+    code = cli_main(["grad-modes", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 @pytest.fixture(scope="module")
-def cli_run(tmp_path_factory):
-    """One real CLI run over a grad-sensitive file and a passing file, with --json."""
+def files(tmp_path_factory):
     directory = tmp_path_factory.mktemp("grad_modes_cli")
-    needs_grad = write(directory, "test_needs_grad_enabled.py", NEEDS_GRAD_ENABLED)
-    passes = write(directory, "test_passes_in_both.py", PASSES_IN_BOTH)
-    out = directory / "results.json"
-    completed = cli(needs_grad, passes, "--json", str(out))
-    return {"completed": completed, "json": json.loads(out.read_text()), "needs_grad": needs_grad,
-            "passes": passes}
+    return {"needs_grad": write(directory, "test_needs_grad_enabled.py", NEEDS_GRAD_ENABLED),
+            "passes": write(directory, "test_passes_in_both.py", PASSES_IN_BOTH),
+            "fails": write(directory, "test_fails_with_counts.py", FAILS_WITH_COUNTS), "dir": directory}
 
 
 def runs_by_key(report):
     return {(os.path.basename(run["path"]), run["initial_grad_mode"]): run for run in report["runs"]}
 
 
-# ---- end to end -------------------------------------------------------------------------------------
+# ---- the command, in process ----------------------------------------------------------------------
 
-def test_runner_sets_initial_grad_mode_per_run(cli_run):
-    runs = runs_by_key(cli_run["json"])
-    disabled = runs[("test_needs_grad_enabled.py", False)]
-    enabled = runs[("test_needs_grad_enabled.py", True)]
-    assert (disabled["returncode"], disabled["tests"], disabled["failures"]) == (1, 1, 1)
-    assert "process started with grad disabled" in disabled["output"]
-    assert (enabled["returncode"], enabled["tests"], enabled["failures"], enabled["errors"]) == (0, 1, 0, 0)
+def test_each_file_runs_with_grad_disabled_then_enabled(files, capsys):
+    out_json = files["dir"] / "results.json"
+    code, out, err = cli_in_process(capsys, files["needs_grad"], files["passes"], "--json", str(out_json))
+    assert code == 1, out + err
+    lines = [line for line in out.splitlines() if "  grad=" in line]
+    assert lines == [
+        f"{files['needs_grad']}  grad=off  tests=1 cases=1 passed=0 failed=1 error=0 skipped=0 expected_failure=0 "
+        "unexpected_success=0  FAILED",
+        f"{files['needs_grad']}  grad=on  tests=1 cases=1 passed=1 failed=0 error=0 skipped=0 expected_failure=0 "
+        "unexpected_success=0  ok",
+        f"{files['passes']}  grad=off  tests=3 cases=5 passed=4 failed=0 error=0 skipped=1 expected_failure=0 "
+        "unexpected_success=0  ok",
+        f"{files['passes']}  grad=on  tests=3 cases=5 passed=4 failed=0 error=0 skipped=1 expected_failure=0 "
+        "unexpected_success=0  ok"]
+    # the failing run's output tail is shown right under its summary line
+    assert "    | " in out.split(lines[1])[0] and "process started with grad disabled" in out.split(lines[1])[0]
+    assert f"{files['needs_grad']}: the outcomes differ between the two initial grad modes" in out
+    assert out.rstrip().endswith("grad-modes: 3 of 4 runs passed")
 
-
-def test_exit_status_is_nonzero_when_any_run_failed(cli_run):
-    completed = cli_run["completed"]
-    assert completed.returncode == 1, completed.stdout + completed.stderr
-    assert "grad-modes: 3 of 4 runs passed" in completed.stdout
-
-
-def test_summary_has_one_line_per_run_in_order(cli_run):
-    lines = [line for line in cli_run["completed"].stdout.splitlines() if "  grad=" in line]
-    assert len(lines) == 4
-    assert lines[0].startswith(cli_run["needs_grad"] + "  grad=off  rc=1  tests=1 failures=1 errors=0 skipped=0")
-    assert lines[0].endswith("FAILED")
-    assert lines[1].startswith(cli_run["needs_grad"] + "  grad=on  rc=0  tests=1 failures=0")
-    assert lines[2] == cli_run["passes"] + "  grad=off  rc=0  tests=3 failures=0 errors=0 skipped=1  ok"
-    assert lines[3] == cli_run["passes"] + "  grad=on  rc=0  tests=3 failures=0 errors=0 skipped=1  ok"
-    # The failing run's output tail is shown right under its summary line.
-    assert "    | " in cli_run["completed"].stdout.split(lines[1])[0]
-
-
-def test_json_holds_every_run_with_counts_and_output(cli_run):
-    report = cli_run["json"]
-    assert report["python"] == sys.executable
+    report = json.loads(out_json.read_text())
+    assert report["python"] == sys.executable and report["format"] == "torch_npu_testing.results/2"
     assert [(os.path.basename(run["path"]), run["initial_grad_mode"]) for run in report["runs"]] == [
         ("test_needs_grad_enabled.py", False), ("test_needs_grad_enabled.py", True),
         ("test_passes_in_both.py", False), ("test_passes_in_both.py", True)]
-    for run in report["runs"]:
-        assert set(run) == {"path", "initial_grad_mode", "returncode", "tests", "failures", "errors", "skipped",
-                            "output"}
-    passes = runs_by_key(report)
-    assert "INITIAL_GRAD_MODE=0" in passes[("test_passes_in_both.py", False)]["output"]
-    assert "INITIAL_GRAD_MODE=1" in passes[("test_passes_in_both.py", True)]["output"]
+    runs = runs_by_key(report)
+    disabled = runs[("test_needs_grad_enabled.py", False)]
+    assert [(case["id"], case["outcome"]) for case in disabled["cases"]] == [
+        ("NeedsGradEnabledAtStart.test_grad_enabled_at_start", "failed")]
+    assert "process started with grad disabled" in disabled["output"]
+    passes = runs[("test_passes_in_both.py", True)]
+    assert [case.get("subtest") for case in passes["cases"] if case["id"] == "PassesInBoth.test_table"] == [
+        "(n=0)", "(n=1)", "(n=2)"]
+    assert [probe["same"] for probe in report["grad_mode_isolation"]] == [False, True]
 
 
-def test_missing_file_exits_2_with_one_line_error(tmp_path):
+def test_missing_file_exits_2_with_one_line_error(tmp_path, capsys):
     missing = str(tmp_path / "no_such_test.py")
-    completed = cli(missing)
-    assert completed.returncode == 2
-    assert completed.stdout == ""
-    assert completed.stderr == f"torch_npu_testing: error: grad-modes: no such test file: {missing}\n"
+    code, out, err = cli_in_process(capsys, missing)
+    assert (code, out) == (2, "")
+    assert err == f"torch_npu_testing: error: grad-modes: no such test file: {missing}\n"
 
 
 # ---- run_under_grad_modes ----------------------------------------------------------------------------
 
-def test_run_under_grad_modes_counts_failures_errors_skips_and_uses_env(tmp_path):
-    path = write(tmp_path, "test_fails_with_counts.py", FAILS_WITH_COUNTS)
+def test_run_under_grad_modes_counts_failures_errors_skips(files):
     seen = []
-    results = grad_modes.run_under_grad_modes(path, modes=(True,), env={**os.environ, "GRAD_MODES_TEST_EXTRA": "x"},
-                                              on_result=seen.append)
-    assert seen == results
-    [result] = results
-    assert result["initial_grad_mode"] is True
-    assert result["returncode"] == 1
-    assert (result["tests"], result["failures"], result["errors"], result["skipped"]) == (4, 1, 1, 1)
-    assert grad_modes.run_failed(result)
-
-    passing = write(tmp_path, "test_passes_in_both.py", PASSES_IN_BOTH)
-    [result] = grad_modes.run_under_grad_modes(passing, modes=(False,), env={**os.environ,
-                                                                             "GRAD_MODES_TEST_EXTRA": "x"})
-    assert "INITIAL_GRAD_MODE=0" in result["output"] and "EXTRA=x" in result["output"]
-    assert not grad_modes.run_failed(result)
+    runs, probe = grad_modes.run_under_grad_modes(files["fails"], on_result=seen.append)
+    assert seen == runs and [run["initial_grad_mode"] for run in runs] == [False, True]
+    for run in runs:
+        counts = run["counts"]
+        assert (counts["cases"], counts["failed"], counts["error"], counts["skipped"]) == (4, 1, 1, 1)
+        assert grad_modes.run_failed(run)
+        assert "RuntimeError: boom" in run["output"]
+    assert probe["same"] is True
 
 
-def test_run_under_grad_modes_rejects_missing_file_and_interpreter(tmp_path):
+def test_run_under_grad_modes_rejects_missing_file(tmp_path):
     with pytest.raises(UsageError, match=r"^grad-modes: no such test file: .*nope\.py$"):
         grad_modes.run_under_grad_modes(str(tmp_path / "nope.py"))
-    path = write(tmp_path, "test_passes_in_both.py", PASSES_IN_BOTH)
-    with pytest.raises(UsageError, match="cannot run interpreter"):
-        grad_modes.run_under_grad_modes(path, python=str(tmp_path / "no-python"))
 
 
 def test_main_rejects_missing_file_before_running_anything(tmp_path, capsys):
@@ -203,31 +192,40 @@ def test_main_rejects_missing_file_before_running_anything(tmp_path, capsys):
     assert capsys.readouterr().out == ""
 
 
+def test_missing_interpreter_is_a_usage_error(files):
+    parser = argparse.ArgumentParser()
+    grad_modes.add_arguments(parser)
+    args = parser.parse_args([files["passes"], "--python", str(files["dir"] / "no-python")])
+    with pytest.raises(UsageError, match="cannot run interpreter"):
+        grad_modes.main(args)
+
+
+def test_a_run_without_cases_fails():
+    empty = {"path": "f.py", "initial_grad_mode": False, "counts": results.tally([])}
+    assert grad_modes.run_failed(empty)
+    assert grad_modes.summary_line(empty).endswith("FAILED (no tests ran)")
+
+
+# ---- real subprocesses ------------------------------------------------------------------------------
+
+def test_python_option_runs_the_command_under_that_interpreter(files, tmp_path):
+    """--python PY: the same command under PY (here this venv's interpreter by another name), exit status kept."""
+    bin_dir = os.path.dirname(sys.executable)
+    names = [f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2]), "python"]
+    others = [os.path.join(bin_dir, name) for name in names
+              if os.path.join(bin_dir, name) != sys.executable and os.path.exists(os.path.join(bin_dir, name))]
+    if not others:
+        pytest.skip(f"no other name for {sys.executable} in {bin_dir}")
+    other = others[0]
+    out_json = tmp_path / "other.json"
+    completed = cli(files["passes"], "--python", str(other), "--json", str(out_json))
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.rstrip().endswith("grad-modes: 2 of 2 runs passed")
+    assert json.loads(out_json.read_text())["python"] == str(other)
+
+
 def test_module_does_not_import_torch():
     code = "import sys, torch_npu_testing.grad_modes; print('torch' in sys.modules)"
     completed = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True,
                                check=True)
     assert completed.stdout.strip() == "False"
-
-
-# ---- parsing -----------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("tail, expected", [
-    ("Ran 5 tests in 0.1s\n\nOK\n", {"tests": 5, "failures": 0, "errors": 0, "skipped": 0}),
-    ("Ran 1 test in 0.0s\n\nOK (skipped=1)\n", {"tests": 1, "failures": 0, "errors": 0, "skipped": 1}),
-    ("Ran 9 tests in 2.0s\n\nFAILED (failures=2, errors=3, skipped=4)\n",
-     {"tests": 9, "failures": 2, "errors": 3, "skipped": 4}),
-    ("Ran 3 tests in 0.0s\n\nFAILED (errors=1, expected failures=1)\n",
-     {"tests": 3, "failures": 0, "errors": 1, "skipped": 0}),
-    ("Traceback (most recent call last):\nImportError: x\n", {"tests": None, "failures": 0, "errors": 0, "skipped": 0}),
-])
-def test_parse_unittest_summary(tail, expected):
-    assert grad_modes.parse_unittest_summary("test_a ... ok\n---\n" + tail) == expected
-
-
-def test_run_without_tests_or_summary_counts_as_failed():
-    base = {"path": "f.py", "initial_grad_mode": False, "returncode": 0, "failures": 0, "errors": 0, "skipped": 0}
-    assert grad_modes.run_failed({**base, "tests": 0})
-    assert grad_modes.run_failed({**base, "tests": None})
-    assert not grad_modes.run_failed({**base, "tests": 2})
-    assert grad_modes.summary_line({**base, "tests": 0}).endswith("FAILED (no tests ran)")

@@ -95,6 +95,64 @@ def test_has_api_rejects_missing_names(name):
     assert has_api(name) is False
 
 
+def _broken_package(tmp_path, monkeypatch, body):
+    """A package ``tnt_broken_pkg`` on sys.path whose submodule ``mod`` exists; ``body`` is its source."""
+    package = tmp_path / "tnt_broken_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("tnt_broken_pkg", "tnt_broken_pkg.mod"):
+        monkeypatch.delitem(__import__("sys").modules, name, raising=False)
+
+
+@pytest.mark.parametrize("body, error", [
+    ("import tnt_dependency_that_does_not_exist\n", ModuleNotFoundError),   # a missing dependency
+    ("raise ImportError('libhccl.so: cannot open shared object file')\n", ImportError),
+])
+def test_has_api_raises_when_an_existing_module_fails_to_import(tmp_path, monkeypatch, body, error):
+    """Absent means absent: a module that exists but fails to import raises its own ImportError (a broken
+    install must not become a quiet 'requires torch >= X' skip)."""
+    _broken_package(tmp_path, monkeypatch, body)
+    with pytest.raises(error):
+        has_api("tnt_broken_pkg.mod.some_api")
+
+
+def test_has_api_missing_submodule_of_existing_package_is_absent(tmp_path, monkeypatch):
+    """A submodule that does not exist under a package that does is simply absent."""
+    _broken_package(tmp_path, monkeypatch, "x = 1\n")
+    assert has_api("tnt_broken_pkg.mod.x") is True
+    assert has_api("tnt_broken_pkg.no_such_mod.x") is False
+
+
+def test_requires_api_on_broken_import_errors_by_name(tmp_path, monkeypatch):
+    """requires_api over a module that fails to import: nothing skips; each decorated test (method or every
+    test of a class) errors with an ImportError naming the API and the import failure."""
+    _broken_package(tmp_path, monkeypatch, "raise ImportError('libhccl.so: cannot open shared object file')\n")
+
+    class Case(unittest.TestCase):
+        @requires_api("tnt_broken_pkg.mod.api", since="2.9")
+        def test_method(self):
+            pass
+
+    @requires_api("tnt_broken_pkg.mod.api")
+    class WholeClass(unittest.TestCase):
+        def test_one(self):
+            pass
+
+        def helper(self):
+            return "not a test"
+
+    for case, expected in ((Case, ["test_method"]), (WholeClass, ["test_one"])):
+        result, output = _run_unittest(case)
+        assert result.skipped == [] and len(result.errors) == len(expected), output
+        for (test, trace), name in zip(result.errors, expected):
+            assert test.id().endswith(name)
+            assert "ImportError: tnt_broken_pkg.mod.api: a module on the way exists but failed to import" in trace
+            assert "libhccl.so" in trace
+    assert WholeClass().helper() == "not a test"
+
+
 def _run_unittest(case):
     stream = io.StringIO()
     result = unittest.TextTestRunner(stream=stream, verbosity=2).run(
@@ -329,3 +387,108 @@ def test_state_guard_mixin_fails_leaking_tests_by_name_and_restores(tmp_path, ru
     for name in ["test_a_then_clean", "test_b_then_clean", "test_c_then_clean", "test_d_then_clean",
                  "test_e_clean_uses_state_inside_contexts"]:
         assert f"{name} (__main__.Leaks.{name}) ... ok" in output
+
+
+# --------------------------------------------------------------------------- assertion vocabulary
+class _Case(portable.PortableAssertionsMixin, unittest.TestCase):
+    def runTest(self):  # pragma: no cover - never run, the case only hosts the assertions
+        pass
+
+
+@pytest.fixture
+def case():
+    return _Case()
+
+
+def _fails(call, *fragments):
+    with pytest.raises(AssertionError) as caught:
+        call()
+    for fragment in fragments:
+        assert fragment in str(caught.value), str(caught.value)
+    return str(caught.value)
+
+
+def test_assert_tensor_accepts_the_same_tensor(case):
+    """Same dtype, shape, layout, device type and values passes (also non-contiguous, 0-d, empty, bool)."""
+    base = torch.arange(6.).reshape(2, 3)
+    case.assert_tensor(base.t(), base.t().contiguous(), "transposed")
+    case.assert_tensor(torch.tensor(3), torch.tensor(3), "0-d")
+    case.assert_tensor(torch.empty(0, 2), torch.empty(0, 2), "empty")
+    case.assert_tensor(torch.tensor([True, False]), torch.tensor([True, False]), "bool")
+    case.assert_tensor(torch.tensor([float("nan")]), torch.tensor([float("nan")]), "nan equals nan")
+
+
+@pytest.mark.parametrize("actual, fragment", [
+    (torch.ones(2, dtype=torch.float64), "dtype is torch.float64, expected torch.float32"),
+    (torch.ones(3), "shape is (3,), expected (2,)"),
+    (torch.ones(1, 2), "shape is (1, 2), expected (2,)"),
+    (torch.ones(2) + 1e-6, "values differ (atol=0.0, rtol=0.0)"),
+    (torch.ones(2).to_sparse(), "layout is torch.sparse_coo, expected torch.strided"),
+    ([1.0, 1.0], "expected a tensor, got list"),
+])
+def test_assert_tensor_fails_naming_what_differs(case, actual, fragment):
+    """Each difference fails with the label and the property (exact by default: no silent 1e-5 as on NPU)."""
+    _fails(lambda: case.assert_tensor(actual, torch.ones(2), "the output"), "the output: ", fragment)
+
+
+def test_assert_tensor_tolerances_and_device(case):
+    """atol/rtol widen the value check only; device names the device type the actual must be on."""
+    case.assert_tensor(torch.ones(2) + 1e-6, torch.ones(2), "close", atol=1e-5, rtol=0)
+    _fails(lambda: case.assert_tensor(torch.ones(2), torch.ones(2), "moved", device="npu"),
+           "moved: device type is cpu, expected npu")
+    with pytest.raises(TypeError, match="expected must be a tensor"):
+        case.assert_tensor(torch.ones(2), [1.0, 1.0], "bad call")
+
+
+def test_assert_tensor_meta_checks_only_what_is_given(case):
+    """Unset properties are not checked; requires_grad is checked when given."""
+    leaf = torch.ones(2, requires_grad=True)
+    case.assert_tensor_meta(leaf, "leaf", dtype=torch.float32, shape=(2,), device="cpu", requires_grad=True)
+    _fails(lambda: case.assert_tensor_meta(leaf.detach(), "detached", requires_grad=True),
+           "detached: requires_grad is False, expected True")
+
+
+def test_plain_value_assertions(case):
+    """assert_value / assert_is / assert_is_not / assert_true / assert_false fail with the label and values;
+    assert_value refuses tensors."""
+    case.assert_value((1, "a"), (1, "a"), "tuple")
+    _fails(lambda: case.assert_value(1, 2, "count"), "count: got 1, expected 2")
+    marker = object()
+    case.assert_is(marker, marker, "same")
+    _fails(lambda: case.assert_is([], [], "list"), "list: got [], expected the very object []")
+    case.assert_is_not([], [], "copies")
+    _fails(lambda: case.assert_is_not(marker, marker, "copy"), "copy: got the very object")
+    case.assert_true(1, "one")
+    _fails(lambda: case.assert_true(0, "zero"), "zero: expected true, got 0")
+    case.assert_false("", "empty")
+    _fails(lambda: case.assert_false("x", "text"), "text: expected false, got 'x'")
+    with pytest.raises(TypeError, match="use assert_tensor"):
+        case.assert_value(torch.ones(1), torch.ones(1), "tensor")
+
+
+def test_assert_grad_mode(case):
+    """Passes for the calling thread's mode, fails naming both modes otherwise."""
+    with torch.no_grad():
+        case.assert_grad_mode(False, "inside no_grad")
+        _fails(lambda: case.assert_grad_mode(True, "inside no_grad"),
+               "inside no_grad: grad mode is disabled, expected enabled")
+
+
+def test_assert_raises_exactly_call_and_context_forms(case):
+    """The exact type passes and the exception is returned; a subclass, another type, no exception or a
+    message not matching fail with the label; BaseException that is not an Exception passes through."""
+    error = case.assert_raises_exactly(ValueError, "int('x')", int, "x")
+    assert isinstance(error, ValueError)
+    with case.assert_raises_exactly(KeyError, "lookup", match="nope") as caught:
+        {}["nope"]
+    assert isinstance(caught.exception, KeyError)
+    _fails(lambda: case.assert_raises_exactly(LookupError, "subclass", lambda: {}["k"]),
+           "subclass: expected LookupError, got KeyError")
+    _fails(lambda: case.assert_raises_exactly(TypeError, "wrong", int, "x"),
+           "wrong: expected TypeError, got ValueError")
+    _fails(lambda: case.assert_raises_exactly(TypeError, "quiet", int, "1"), "quiet: expected TypeError, nothing")
+    _fails(lambda: case.assert_raises_exactly(ValueError, "text", int, "x", match="^nothing like it$"),
+           "text: ValueError message", "does not match")
+    with pytest.raises(KeyboardInterrupt):
+        with case.assert_raises_exactly(ValueError, "interrupt"):
+            raise KeyboardInterrupt

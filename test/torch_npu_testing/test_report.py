@@ -3,12 +3,14 @@
 """Unit tests of ``python -m torch_npu_testing report``: collecting the envs' results and rendering them.
 
 Results folders are real files in tmp dirs. Most results are built here in the suite's format (with the
-suite's own ``count``/``totals``), for the cases a real run cannot produce on demand: an env whose tests
+results model: ``results.tally``), for the cases a real run cannot produce on demand: an env whose tests
 failed, an env that crashed before writing results, corrupt / empty / unknown-format files, a missing
-upstream source, APIs absent or not called. One end-to-end test runs the real ``suite --api-calls`` and
-then the real ``report`` command, and SHA-256 values are compared with the ``sha256sum`` binary.
+upstream source, APIs absent or not called. One end-to-end test runs the real suite with API-call recording and
+then the real ``report`` command (both in this process); SHA-256 values are compared with the
+``sha256sum`` binary.
 """
 import argparse
+import io
 import json
 import os
 import shutil
@@ -16,13 +18,15 @@ import subprocess
 
 import pytest
 
-from torch_npu_testing import report, suite
+from torch_npu_testing import branches, report, results, suite
 from torch_npu_testing.api_calls import load_manifest
 from torch_npu_testing.report import collect as collect_module
-from torch_npu_testing.upstream import runner
+from torch_npu_testing.results import Case, Outcome
+from torch_npu_testing.upstream import runner, source
 
-ENVS = ["v2_7", "v2_11", "v2_12", "master"]
-TORCH = {"v2_7": "2.7.1+cpu", "v2_11": "2.11.0+cpu", "v2_12": "2.12.0+cpu", "master": "2.13.0+cpu"}
+ENVS = ["v2_7", "v2_11", "v2_12", "master_213", "master_214"]
+TORCH = {"v2_7": "2.7.1+cpu", "v2_11": "2.11.0+cpu", "v2_12": "2.12.0+cpu", "master_213": "2.13.0+cpu",
+         "master_214": "2.14.1+cpu", "v2_9": "2.9.1+cpu"}
 CONFIG_FILE = "test/functorch/test_functorch_config_api.py"
 GRAD_FILE = suite.GRAD_MODE_FILES[0]
 AOT = ("torch._functorch.aot_autograd.aot_export_joint_with_descriptors",
@@ -43,16 +47,21 @@ def write_file(root, relative, text):
 
 
 def make_run(root, path, tests, grad_mode=True):
-    records = []
-    for test_id, outcome, extra in tests:
-        record = {"id": test_id, "outcome": outcome, "duration_s": 0.01}
-        if outcome == "skipped":
-            record["reason"] = extra
-        elif extra:
-            record["details"] = extra
-        records.append(record)
+    """A run in the suite's format; a test is ``(id, outcome, reason or details)``, or
+    ``(id, outcome, extra, subtest label)`` for one case of a test with subtests."""
+    cases = []
+    for test_id, outcome, extra, *subtest in tests:
+        skipped = outcome == "skipped"
+        cases.append(Case(path, test_id, Outcome(outcome), subtest[0] if subtest else None,
+                          reason=extra if skipped else None, details=None if skipped else extra, duration_s=0.01))
     return {"path": path, "sha256": suite.sha256_of(os.path.join(root, path)), "initial_grad_mode": grad_mode,
-            "tests": records, "counts": suite.count(records), "duration_s": 0.2}
+            "cases": results.cases_to_dicts(cases), "counts": results.tally(cases), "duration_s": 0.2}
+
+
+def isolation(enabled, disabled):
+    same = (results.outcome_map(results.cases_from_dicts(enabled["cases"]))
+            == results.outcome_map(results.cases_from_dicts(disabled["cases"])))
+    return {"path": enabled["path"], "enabled": enabled["counts"], "disabled": disabled["counts"], "same": same}
 
 
 def api_details(env, called_by, states=None):
@@ -88,7 +97,7 @@ def make_results(root, env, config_tests=CONFIG_TESTS, grad_tests=GRAD_TESTS, gr
     runs = [make_run(root, CONFIG_FILE, config_tests), make_run(root, GRAD_FILE, grad_tests),
             make_run(root, GRAD_FILE, grad_tests if grad_off_tests is None else grad_off_tests, grad_mode=False)]
     data = {
-        "format": suite.RESULTS_FORMAT, "env": env, "started_at": "2026-01-01T00:00:00+00:00", "duration_s": 9.5,
+        "format": results.FORMAT, "env": env, "started_at": "2026-01-01T00:00:00+00:00", "duration_s": 9.5,
         "command": ["python", "-m", "torch_npu_testing", "suite", "--results", f".tox/results/{env}.json",
                     "--api-calls"],
         "cwd": str(root),
@@ -104,7 +113,7 @@ def make_results(root, env, config_tests=CONFIG_TESTS, grad_tests=GRAD_TESTS, gr
                   "environment": {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0", "TORCH_NPU_TESTING_DEVICE": None,
                                   "TOX_ENV_NAME": env}},
         "runs": runs,
-        "grad_mode_isolation": [{"path": GRAD_FILE, "enabled": runs[1]["counts"], "disabled": runs[2]["counts"]}],
+        "grad_mode_isolation": [isolation(runs[1], runs[2])],
         "totals": suite.totals(runs),
     }
     if api_calls:
@@ -131,6 +140,7 @@ def workspace(tmp_path):
 
 
 def build(results_dir, envs=ENVS, upstream=None):
+    upstream = [upstream] if isinstance(upstream, (str, os.PathLike)) else upstream
     doc = collect_module.collect_results(str(results_dir), envs, load_manifest(), upstream)
     return doc, report.render(doc)
 
@@ -150,12 +160,14 @@ def test_clean_results_pass_and_render_every_section_in_template_order(workspace
     text = open(markdown_path, encoding="utf-8").read()
     assert "**Result: PASS**" in text
     positions = [text.index(heading) for heading in
-                 ("| | `v2_7` | `v2_11` | `v2_12` | `master` |", "## 【测试环境】", "## 【测试命令】",
+                 ("| | `v2_7` | `v2_11` | `v2_12` | `master_213` | `master_214` |", "## 【测试环境】", "## 【测试命令】",
                   "## 【测试日志】", "## 【upstream patch 实跑日志】")]
     assert positions == sorted(positions)
     assert f"| `{CONFIG_FILE}` | 1 passed, 1 skipped | 1 passed, 1 skipped |" in text
     assert f"| `{GRAD_FILE}` (grad mode disabled at start) | 2 passed |" in text
     assert "| target APIs called by a test | 3/5 called, 2 absent in this torch | 5/5 called |" in text
+    assert "Totals: 3 tests, 3 cases run: 3 passed, 1 skipped." not in text  # counts are per case
+    assert "Totals: 6 tests, 6 cases run: 5 passed, 1 skipped." in text
     doc = json.load(open(root / "reports" / "report.json", encoding="utf-8"))
     assert doc["verdict"] == "pass" and doc["problems"] == []
     assert doc["envs"][2]["results"]["env"] == "v2_12"  # the raw results the report was made from
@@ -166,7 +178,7 @@ def test_each_test_is_listed_with_its_outcome_and_skip_reason_escaped(workspace)
     _, text = build(results_dir)
     assert "| `FunctorchConfigPatch.test_patch_restores` | passed |" in text
     assert "| `FunctorchConfigPatch.test_on_accelerator` | skipped: needs an accelerator \\| npu or cuda |" in text
-    assert "- tests run 2: passed 1, failed 0, skipped 1, errors 0 (0.2 s)" in text
+    assert "- 2 tests, 2 cases: passed 1, failed 0, skipped 1, errors 0 (0.2 s)" in text
 
 
 def test_environment_and_exact_commands_are_shown(workspace):
@@ -180,7 +192,7 @@ def test_environment_and_exact_commands_are_shown(workspace):
     assert "| Initial grad mode | enabled |" in environment
     assert (f"cd {root} && TORCH_DEVICE_BACKEND_AUTOLOAD=0 TOX_ENV_NAME=v2_12 {root}/.tox/v2_12/bin/python -m "
             "torch_npu_testing suite --results .tox/results/v2_12.json --api-calls") in text
-    assert "tox -e v2_7,v2_11,v2_12,master,upstream,report" in text
+    assert "tox -e v2_7,v2_11,v2_12,master_213,master_214,upstream,report" in text
 
 
 def test_grad_mode_isolation_shows_both_initial_modes(workspace):
@@ -199,7 +211,7 @@ def test_an_env_whose_tests_failed_fails_the_report_and_shows_the_failure(worksp
     text = (root / "reports" / "report.md").read_text(encoding="utf-8")
     assert "**Result: FAIL** — 1 problem(s)" in text
     assert "| 1 passed, **1 failed**, 1 skipped |" in text
-    assert "| `FunctorchConfigPatch.test_bad` | **failed** |" in text
+    assert "| `FunctorchConfigPatch.test_bad` | **failed** |" in text  # details, no reason recorded
     assert "```text\nTraceback...\nAssertionError: 1 != 2\n```" in text
 
 
@@ -217,15 +229,15 @@ def test_a_file_that_could_not_be_imported_is_shown_with_its_traceback(workspace
 
 def test_an_expected_env_without_results_is_listed_as_not_run(workspace):
     root, results_dir = workspace
-    os.remove(results_dir / "master.json")
+    os.remove(results_dir / "master_214.json")
     (results_dir / "v2_11.json").rename(results_dir / "v2_11.json.tmp")  # crashed while writing
     doc, text = build(results_dir)
     states = {entry["name"]: entry["state"] for entry in doc["envs"]}
-    assert states == {"v2_7": "ok", "v2_11": "missing", "v2_12": "ok", "master": "missing"}
+    assert states == {"v2_7": "ok", "v2_11": "missing", "v2_12": "ok", "master_213": "ok", "master_214": "missing"}
     assert ("| environment | torch 2.7.1+cpu, cpu x1 | **no results** | torch 2.12.0+cpu, cpu x1 | "
-            "**no results** |") in text
+            "torch 2.13.0+cpu, cpu x1 | **no results** |") in text
     assert ("**no results: env did not run or crashed before writing results** "
-            f"(`{results_dir}/master.json`)") in text
+            f"(`{results_dir}/master_214.json`)") in text
     assert ("v2_11: no results: env did not run or crashed before writing results "
             "(a partial v2_11.json.tmp was left behind)") in doc["problems"][0]
     assert doc["verdict"] == "fail"
@@ -234,8 +246,9 @@ def test_an_expected_env_without_results_is_listed_as_not_run(workspace):
 def test_expected_envs_are_configurable_and_extra_results_are_still_shown(workspace, monkeypatch):
     root, results_dir = workspace
     write_results(results_dir, "installed", make_results(root, "installed"))
-    doc, _ = build(results_dir, envs=collect_module.expected_envs("v2_12, master"))
-    assert [entry["name"] for entry in doc["envs"]] == ["v2_12", "master", "installed", "v2_11", "v2_7"]
+    doc, _ = build(results_dir, envs=collect_module.expected_envs("v2_12, master_213"))
+    assert [entry["name"] for entry in doc["envs"]] == ["v2_12", "master_213", "installed", "master_214", "v2_11",
+                                                        "v2_7"]
     monkeypatch.setenv(collect_module.ENVS_VARIABLE, "v2_12,npu_host")
     assert collect_module.expected_envs() == ["v2_12", "npu_host"]
     doc, _ = build(results_dir, envs=collect_module.expected_envs())
@@ -245,13 +258,14 @@ def test_expected_envs_are_configurable_and_extra_results_are_still_shown(worksp
 
 
 @pytest.mark.parametrize("content, state, message", [
-    ('{"format": "torch_npu_testing.results/1", "runs": [', "corrupt", "results file is not valid JSON"),
+    ('{"format": "torch_npu_testing.results/2", "runs": [', "corrupt", "results file is not valid JSON"),
     ("", "corrupt", "results file is empty"),
-    ('{"format": "torch_npu_testing.results/0", "runs": []}', "unknown_format",
-     "results format 'torch_npu_testing.results/0' is not 'torch_npu_testing.results/1'"),
+    ('{"format": "torch_npu_testing.results/1", "runs": []}', "unknown_format",
+     "results format 'torch_npu_testing.results/1' is not 'torch_npu_testing.results/2' (written by an older or "
+     "newer torch_npu_testing, or not a results file): not interpreted; re-run it (tox -e v2_12)"),
     ('{"passed": 3}', "unknown_format", "results format None is not"),
     ('[1, 2]', "unknown_format", "results format None is not"),
-    ('{"format": "torch_npu_testing.results/1", "env": "v2_12"}', "invalid",
+    ('{"format": "torch_npu_testing.results/2", "env": "v2_12"}', "invalid",
      "results file is incomplete: missing 'started_at'"),
 ])
 def test_corrupt_or_foreign_results_are_reported_not_dropped(workspace, content, state, message):
@@ -268,9 +282,9 @@ def test_corrupt_or_foreign_results_are_reported_not_dropped(workspace, content,
 
 def test_a_results_folder_that_does_not_exist_lists_every_env_missing(tmp_path):
     doc, text = build(tmp_path / "nowhere")
-    assert [entry["state"] for entry in doc["envs"]] == ["missing"] * 4
+    assert [entry["state"] for entry in doc["envs"]] == ["missing"] * 5
     assert "does not exist" in doc["notes"][0]
-    assert len(doc["problems"]) == 4
+    assert len(doc["problems"]) == 5
 
 
 def test_a_file_that_changed_since_the_run_makes_the_results_stale(workspace):
@@ -286,10 +300,10 @@ def test_a_file_that_changed_since_the_run_makes_the_results_stale(workspace):
 def test_a_grad_mode_dependent_file_fails_the_isolation_probe(workspace):
     root, results_dir = workspace
     off = [GRAD_TESTS[0], ("NoGrad.test_no_grad_disables", "failed", "AssertionError")]
-    write_results(results_dir, "master", make_results(root, "master", grad_off_tests=off))
+    write_results(results_dir, "master_214", make_results(root, "master_214", grad_off_tests=off))
     doc, text = build(results_dir)
-    assert f"master: {GRAD_FILE} fails with grad mode disabled at start" in doc["problems"]
-    assert f"master: {GRAD_FILE} outcomes depend on the initial grad mode" in doc["problems"]
+    assert f"master_214: {GRAD_FILE} fails with grad mode disabled at start" in doc["problems"]
+    assert f"master_214: {GRAD_FILE} outcomes depend on the initial grad mode" in doc["problems"]
     assert f"| `{GRAD_FILE}` | 1 passed, **1 failed** | 2 passed | **no** |" in text
 
 
@@ -310,7 +324,7 @@ def test_an_api_called_by_no_test_fails(workspace):
     doc, text = build(results_dir)
     assert doc["problems"] == [f"v2_12: API {AOT[1]}: called by no test"]
     assert f"| `{AOT[1]}` | the API name; Ascend task id not set | **FAIL: called by no test** | 0 | 0 |" in text
-    assert "| 5/5 called | 4/5 called, **1 not proven** |" in text
+    assert "| 5/5 called | 4/5 called, **1 not proven** | 5/5 called |" in text
 
 
 def test_an_api_absent_from_this_torch_is_not_a_failure_unless_it_should_exist(workspace):
@@ -354,85 +368,146 @@ def test_called_apis_name_the_test_and_the_call_site(workspace):
 
 
 # --------------------------------------------------------------------------- upstream
-def test_without_a_pytorch_source_upstream_is_one_line_and_not_a_failure(workspace, run_python):
+def test_without_a_pytorch_source_upstream_is_one_line_and_not_a_failure(workspace):
     root, results_dir = workspace
     doc, text = build(results_dir)
-    assert doc["upstream"]["state"] == "absent" and doc["verdict"] == "pass"
-    assert text.rstrip().endswith(doc["upstream"]["message"])
-    assert doc["upstream"]["message"].startswith("not run: no upstream results")
-    # the real tool's file when it is given no source
-    proc = run_python(["-m", "torch_npu_testing", "upstream", "run", "--if-source", "--results",
-                       results_dir / "upstream.json"], cwd=root)
-    assert proc.returncode == 0, proc.stderr
+    [upstream] = doc["upstream"]
+    assert upstream["state"] == "absent" and doc["verdict"] == "pass"
+    assert text.rstrip().endswith(upstream["message"])
+    assert upstream["message"].startswith("not run: no upstream results")
+    # what `upstream run --if-source` writes when it is given no source
+    runner.write_results(results_dir / "upstream.json", runner.skipped_document(source.NO_SOURCE))
     doc, text = build(results_dir)
-    assert doc["upstream"]["state"] == "skipped" and doc["verdict"] == "pass"
-    assert "## 【upstream patch 实跑日志】\n\nnot run: no PyTorch source (set PYTORCH_SRC" in text
+    assert doc["upstream"][0]["state"] == "skipped" and doc["verdict"] == "pass"
+    assert f"### torch not recorded (`{results_dir}/upstream.json`)\n\nnot run: no PyTorch source" in text
     assert [entry["name"] for entry in doc["envs"]] == ENVS  # upstream.json is not read as an env
 
 
 PATCH = "test/functorch/test_aot_joint_with_descriptors.py.patch"
+TARGET = "test/functorch/test_aot_joint_with_descriptors.py"
 
 
-def upstream_document(tests, applies=True, base_matches=True, stale=()):
-    """An upstream results document made by the upstream tool's own ``results_document``."""
-    data = {"patch": PATCH, "target": "test/functorch/test_aot_joint_with_descriptors.py", "source": "/src/pytorch",
+def upstream_document(tests, applies=True, base_matches=True, stale=(), torch="2.13.0+cpu"):
+    """An upstream results document made by the upstream tool's own ``results_document``; a test is
+    ``(id, outcome, reason, details)`` or with a fifth item, its subtest label."""
+    cases = [Case(TARGET, test_id, Outcome(outcome), *subtest, reason=reason, details=details)
+             for test_id, outcome, reason, details, *subtest in tests]
+    data = {"patch": PATCH, "target": TARGET, "source": "/src/pytorch",
             "upstream": {"repo": "pytorch/pytorch", "tag": None, "note": "newer than v2.13.0",
                          "commit": "0099ec9f1e34286980b5e35da6173ff6f19c0e33"},
             "recorded_base": "a" * 40, "base_blob": ("a" if base_matches else "b") * 40,
             "base_matches": base_matches, "applies": applies, "python_executable": "/venv/bin/python",
-            "python": "3.11.7", "torch": "2.13.0+cpu", "device": "cpu", "seconds": 4.2,
-            "counts": {}, "stale_expected_failures": list(stale), "log": None}
-    return runner.results_document("/src/pytorch", [runner.PatchRun(data=data, tests=tests)])
+            "python": "3.11.7", "torch": torch, "device": "cpu", "seconds": 4.2,
+            "counts": results.tally(cases), "stale_expected_failures": list(stale), "log": None}
+    return runner.results_document("/src/pytorch", [runner.PatchRun(data=data, tests=cases)])
 
 
 def test_upstream_results_show_the_patch_and_expected_failures_with_reasons(workspace):
     root, results_dir = workspace
-    tests = [{"name": "TestAOTJointWithDescriptors.test_simple", "outcome": "passed"},
-             {"name": "TestAOTJointWithDescriptors.test_inductor", "outcome": "expected_failure",
-              "reason": "inductor codegen not supported for npu", "detail": "RuntimeError"},
-             {"name": "TestAOTJointWithDescriptors.test_cuda_only", "outcome": "skipped", "reason": "needs CUDA"}]
+    tests = [("TestAOTJointWithDescriptors.test_simple", "passed", None, None),
+             ("TestAOTJointWithDescriptors.test_inductor", "expected_failure",
+              "inductor codegen not supported for npu", "RuntimeError"),
+             ("TestAOTJointWithDescriptors.test_cuda_only", "skipped", "needs CUDA", None)]
     runner.write_results(results_dir / "upstream.json", upstream_document(tests, base_matches=False))
     doc, text = build(results_dir)
     assert doc["verdict"] == "pass"
     section = text[text.index("## 【upstream patch 实跑日志】"):]
-    assert f"### `{PATCH}`" in section
+    assert f"### torch 2.13.0+cpu (`{results_dir}/upstream.json`)\n\n#### `{PATCH}`" in section
     assert ("- patches `test/functorch/test_aot_joint_with_descriptors.py` of pytorch/pytorch commit 0099ec9f1e34 "
             "(newer than v2.13.0)") in section
     assert ("- base file matches the patch: **no**: the patch records base `" + "a" * 40 + "`, the source has `"
             + "b" * 40 + "` (the patch still applies)\n- patch applies: yes\n"
             "- torch 2.13.0+cpu, device cpu, python `/venv/bin/python`, 4.2 s\n"
-            "- tests: 1 passed, 1 skipped, 1 expected failures") in section
-    assert ("| `TestAOTJointWithDescriptors.test_inductor` | expected_failure | inductor codegen not supported "
+            "- 3 tests, 3 cases: 1 passed, 1 skipped, 1 expected failure") in section
+    assert ("| `TestAOTJointWithDescriptors.test_inductor` | expected_failure: inductor codegen not supported "
             "for npu |") in section
-    assert f"Upstream patches: {PATCH}: 1 passed, 1 skipped, 1 expected failures" in text
+    assert (f"- torch 2.13.0+cpu (`{results_dir}/upstream.json`): {PATCH}: 1 passed, 1 skipped, "
+            "1 expected failure") in text
     assert (f"cd {os.getcwd()} && PYTORCH_SRC=/src/pytorch /venv/bin/python -m torch_npu_testing upstream run "
             f"--results {results_dir}/upstream.json") in text
 
 
+def test_upstream_results_per_torch_are_shown_separately(workspace):
+    """The upstream env writes upstream-<torch>.json per torch: each is read and shown under its torch."""
+    _, results_dir = workspace
+    passing = [("T.test_table", "passed", None, None, f"(n={n})") for n in range(3)]
+    failing = passing[:2] + [("T.test_table", "failed", "AssertionError: 2", "Traceback\nAssertionError: 2", "(n=2)")]
+    runner.write_results(results_dir / "upstream-2.13.0.json", upstream_document(passing))
+    runner.write_results(results_dir / "upstream-2.14.1.json", upstream_document(failing, torch="2.14.1+cpu"))
+    doc, text = build(results_dir)
+    assert [upstream["torch"] for upstream in doc["upstream"]] == ["2.13.0+cpu", "2.14.1+cpu"]
+    assert [entry["name"] for entry in doc["envs"]] == ENVS
+    assert doc["problems"] == [f"upstream {PATCH} (torch 2.14.1+cpu): T.test_table (n=2) failed (AssertionError: 2)"]
+    section = text[text.index("## 【upstream patch 实跑日志】"):]
+    first = section.index(f"### torch 2.13.0+cpu (`{results_dir}/upstream-2.13.0.json`)")
+    second = section.index(f"### torch 2.14.1+cpu (`{results_dir}/upstream-2.14.1.json`)")
+    assert first < second
+    assert "| `T.test_table` | 3 cases, all passed <details><summary>labels</summary>(n=0), (n=1), (n=2)</details> |" \
+        in section[first:second]
+    assert ("| `T.test_table` | 3 cases; 2 passed <details><summary>labels</summary>(n=0), (n=1)</details>; "
+            "`(n=2)` **failed**: AssertionError: 2 |") in section[second:]
+    assert "```text\nTraceback\nAssertionError: 2\n```" in section[second:]
+    # --upstream picks files explicitly
+    doc, _ = build(results_dir, upstream=str(results_dir / "upstream-2.13.0.json"))
+    assert [upstream["torch"] for upstream in doc["upstream"]] == ["2.13.0+cpu"] and doc["verdict"] == "pass"
+
+
 def test_upstream_failures_fail_the_report_and_stale_expectations_are_noted(workspace):
     _, results_dir = workspace
-    tests = [{"name": "T.test_x", "outcome": "failed", "reason": "AssertionError", "traceback": "Traceback\nBoom"},
-             {"name": "T.test_y", "outcome": "unexpectedly_passing", "reason": "passed, but expected to fail"}]
+    tests = [("T.test_x", "failed", "AssertionError", "Traceback\nBoom"),
+             ("T.test_y", "unexpected_success", "passed, but expected to fail", None)]
     runner.write_results(results_dir / "upstream.json", upstream_document(tests, stale=["T.test_gone"]))
     doc, text = build(results_dir)
-    assert doc["problems"] == [f"upstream {PATCH}: T.test_x failed"]
-    assert "| `T.test_x` | **failed** | AssertionError |" in text
+    where = f"upstream {PATCH} (torch 2.13.0+cpu)"
+    assert doc["problems"] == [f"{where}: T.test_x failed (AssertionError)"]
+    assert "| `T.test_x` | **failed**: AssertionError |" in text
     assert "```text\nTraceback\nBoom\n```" in text
-    assert f"upstream {PATCH}: the manifest expects T.test_gone to fail here, but no such test ran" in doc["notes"]
+    assert f"{where}: the manifest expects T.test_gone to fail here, but no such test ran" in doc["notes"]
     assert any("T.test_y passed although the manifest expects it to fail" in note for note in doc["notes"])
 
 
 @pytest.mark.parametrize("content, message", [
     ("{", "results file is not valid JSON"),
-    ('{"kind": "torch_npu_testing.upstream", "format": 2, "patches": []}', "upstream results of unknown format"),
-    ('{"kind": "torch_npu_testing.upstream", "format": 1, "patches": []}', "upstream results list no patch"),
+    ('{"kind": "torch_npu_testing.upstream", "format": 1, "patches": []}',
+     "results format 1 is not 'torch_npu_testing.results/2' (written by an older or newer torch_npu_testing, or "
+     "not a results file): not interpreted; re-run it (tox -e upstream)"),
+    ('{"kind": "other", "format": "torch_npu_testing.results/2", "patches": []}', "not upstream results"),
+    ('{"kind": "upstream", "format": "torch_npu_testing.results/2", "patches": []}',
+     "upstream results list no patch"),
+    ('{"kind": "upstream", "format": "torch_npu_testing.results/2", "patches": [{"cases": [{"id": "x"}]}]}',
+     "upstream results are incomplete: a case lacks 'file'"),
 ])
 def test_corrupt_or_unknown_upstream_results_fail_the_report(workspace, content, message):
     _, results_dir = workspace
     (results_dir / "upstream.json").write_text(content, encoding="utf-8")
     doc, text = build(results_dir)
     assert doc["problems"][0].startswith(f"upstream: {message}")
-    assert f"**{doc['upstream']['message']}**" in text
+    assert f"**{doc['upstream'][0]['message']}**" in text
+
+
+def test_maintenance_envs_are_shown_but_not_required(workspace):
+    root, results_dir = workspace
+    write_results(results_dir, "v2_9", make_results(root, "v2_9"))
+    doc, text = build(results_dir, envs=collect_module.expected_envs())
+    assert doc["expected_envs"] == branches.default_envs() == ENVS
+    assert [entry["name"] for entry in doc["envs"]] == ENVS + ["v2_9"] and doc["verdict"] == "pass"
+    assert "| `master_214` | `v2_9` (maintenance) |" in text
+    assert "### v2_9 (maintenance: Ascend branch v2.9.0, not required)" in text
+    os.remove(results_dir / "v2_9.json")
+    doc, _ = build(results_dir, envs=collect_module.expected_envs())
+    assert [entry["name"] for entry in doc["envs"]] == ENVS and doc["verdict"] == "pass"
+
+
+def test_subtest_cases_are_counted_and_folded(workspace):
+    root, results_dir = workspace
+    table = [("FunctorchConfigPatch.test_table", "passed", None, f"(n={n})") for n in range(72)]
+    write_results(results_dir, "v2_12", make_results(root, "v2_12", config_tests=CONFIG_TESTS + table))
+    doc, text = build(results_dir)
+    assert doc["verdict"] == "pass"
+    assert f"| `{CONFIG_FILE}` | 1 passed, 1 skipped | 1 passed, 1 skipped | 73 passed, 1 skipped |" in text
+    assert "- 3 tests, 74 cases: passed 73, failed 0, skipped 1, errors 0 (0.2 s)" in text
+    assert ("| `FunctorchConfigPatch.test_table` | 72 cases, all passed <details><summary>labels</summary>(n=0), "
+            "(n=1), ") in text
 
 
 # --------------------------------------------------------------------------- SHA-256
@@ -468,27 +543,29 @@ if __name__ == "__main__":
 
 
 @pytest.mark.skipif(shutil.which("sha256sum") is None, reason="the sha256sum binary is not installed")
-def test_real_suite_results_render_with_failures_and_coverage(tmp_path, run_python):
+def test_real_suite_results_render_with_failures_and_coverage(tmp_path, monkeypatch, capsys):
+    """The real suite (in this process, with --api-calls) writes results; the real report renders them."""
     (tmp_path / "test_clone_api.py").write_text(REAL_FILE)
-    proc = run_python(["-m", "torch_npu_testing", "suite", "--api-calls", "--results", "results/v2_12.json",
-                       "test_clone_api.py"], cwd=tmp_path, TORCH_DEVICE_BACKEND_AUTOLOAD=0,
-                      TORCH_NPU_TESTING_DEVICE="cpu", TOX_ENV_NAME="v2_12")
-    assert proc.returncode == 1, proc.stderr  # one test fails on purpose
-    proc = run_python(["-m", "torch_npu_testing", "report", "--results", "results", "--out", "out", "--envs",
-                       "v2_12,master"], cwd=tmp_path)
-    assert proc.returncode == 1
-    assert proc.stdout.strip() == "out/report.md"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TORCH_NPU_TESTING_DEVICE", "cpu")
+    monkeypatch.delenv("IN_CI", raising=False)
+    document = suite.run_suite(["test_clone_api.py"], "results/v2_12.json", api_calls=True, stream=io.StringIO(),
+                               env_name="v2_12")
+    assert results.failed_count(document["totals"]) == 1  # one test fails on purpose
+    assert run_main("results", "out", "--envs", "v2_12,master_213") == 1
+    assert capsys.readouterr().out.strip() == "out/report.md"
     text = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     digest = subprocess.run(["sha256sum", str(tmp_path / "test_clone_api.py")], capture_output=True, text=True,
                             check=True).stdout.split()[0]
     assert f"- SHA-256: `{digest}`" in text
-    assert "| `SetGradEnabledClone.test_fails_on_purpose` | **failed** |" in text
+    assert "| `SetGradEnabledClone.test_fails_on_purpose` | **failed**: AssertionError: Scalars are not equal! |" \
+        in text
     assert "AssertionError: Scalars are not equal!" in text
     assert ("  - called explicitly in `test_clone_api.py`:\n"
             "    - `SetGradEnabledClone.test_clone_keeps_mode` (1 call): line 8\n") in text
     assert "**FAIL: called by no test**" in text  # the other four APIs: this file does not call them
-    assert "**no results: env did not run or crashed before writing results**" in text  # master
+    assert "**no results: env did not run or crashed before writing results**" in text  # master_213
     doc = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
     problems = doc["problems"]
     assert "v2_12: test_clone_api.py: SetGradEnabledClone.test_fails_on_purpose failed" in problems
-    assert problems[-1].startswith("master: no results")
+    assert problems[-1].startswith("master_213: no results")

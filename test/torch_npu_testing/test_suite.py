@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Unit tests of torch_npu_testing.suite: one process runs the API files and writes the results.
 
-Contract: every test's outcome is recorded (pass, fail, skip with its reason, error, import error,
-failing subTest, leaked state, expected failure, unexpected success, a failing setUpClass); counts and
-the closing line "N passed, N failed, N skipped" add up; the exit status is 1 when anything failed;
-each file's sha256 is its content's; the grad-mode files (GRAD_MODE_FILES, by relative path) run again
-with grad mode disabled at start; IN_CI=1 writes JUnit XML; a missing file or no files at all is a
-one-line error with exit status 2. The suite runs for real in subprocesses on synthetic files.
+Contract: every test case's outcome is recorded (pass, fail, skip with its reason, error, import error,
+every subtest case passing or failing, leaked state, expected failure, unexpected success, a failing
+setUpClass); counts and the closing line "N passed, N failed, N skipped (T tests, C cases)" add up
+cases; the exit status is 1 when anything failed; each file's sha256 is its content's; the grad-mode
+files (GRAD_MODE_FILES, by relative path) run again with grad mode disabled at start; IN_CI=1 writes
+JUnit XML with one testcase per case; a missing file or no files at all is a one-line error with exit
+status 2. Runs are in process (torch is imported once by this test process); one real subprocess
+checks the command line itself.
 """
 import hashlib
+import io
 import json
 import os
 import sys
@@ -17,9 +20,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from torch_npu_testing import results as results_model
 from torch_npu_testing import suite
 from torch_npu_testing.errors import UsageError
 
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GRAD_FILE = "test/npu/test_locally_disabling_gradient_omputation.py"
 
 MIXED_FILE = '''
@@ -91,7 +96,31 @@ import torch
 class Ok(TestCase):
     def test_add(self):
         self.assertTrue(torch.equal(torch.arange(3) + 1, torch.tensor([1, 2, 3])))
+
+    def test_table(self):
+        for n in range(4):
+            with self.subTest(n=n):
+                self.assertEqual(int(torch.ones(n).sum()), n)
 '''
+
+GRAD_DEPENDENT_FILE = '''
+import unittest
+
+import torch
+
+
+class Dependent(unittest.TestCase):
+    def test_needs_grad_enabled(self):
+        self.assertTrue(torch.is_grad_enabled())
+
+    def test_table(self):
+        for n in range(2):
+            with self.subTest(n=n):
+                pass
+'''
+
+ZERO = dict.fromkeys(["passed", "failed", "error", "skipped", "expected_failure", "unexpected_success",
+                      "tests", "cases"], 0)
 
 
 def write(root, relative, text):
@@ -109,15 +138,31 @@ def run_suite_cli(run_python, cwd, *args, **env):
     return run_python(["-m", "torch_npu_testing", "suite", *args], cwd=cwd, **env)
 
 
+def suite_in_process(monkeypatch, capsys, cwd, *args, **env):
+    """``python -m torch_npu_testing suite ARGS`` in this process: ``(exit status, stdout, stderr)``."""
+    from torch_npu_testing.__main__ import main as cli_main
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("TORCH_NPU_TESTING_DEVICE", "cpu")
+    monkeypatch.delenv("IN_CI", raising=False)
+    monkeypatch.delenv("TOX_ENV_NAME", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, str(value))
+    monkeypatch.setattr(sys, "argv", ["torch_npu_testing", "suite", *args])
+    code = cli_main(["suite", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def test_grad_mode_files_name_the_upstream_file():
     """The grad-mode isolation re-run applies to the upstream-named file (typo kept), by relative path."""
     assert suite.GRAD_MODE_FILES == (GRAD_FILE,)
 
 
-# --------------------------------------------------------------------------- real runs
+# --------------------------------------------------------------------------- the command line, for real
 def test_passing_run_discovers_files_and_reruns_grad_mode_file(tmp_path, run_python):
     """No file arguments: the default globs are discovered under cwd; everything passes -> exit 0; the
-    grad-mode file (same relative path as in the repo) runs again with grad mode disabled at start."""
+    grad-mode file (same relative path as in the repo) runs again with grad mode disabled at start; the
+    closing line counts cases (the subtests of test_table) and says how many tests and cases."""
     write(tmp_path, GRAD_FILE, GRAD_MODE_FILE)
     api = write(tmp_path, "test/functorch/test_ok_api.py", PASSING_API_FILE)
     write(tmp_path, "test/functorch/helper.py", "raise SystemExit('not a test file')\n")
@@ -126,12 +171,12 @@ def test_passing_run_discovers_files_and_reruns_grad_mode_file(tmp_path, run_pyt
                            TORCH_NPU_TESTING_DEVICE="cpu")
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines()[0].startswith("python     ")  # the probe comes first
-    assert result.stderr.rstrip().splitlines()[-1] == "5 passed, 0 failed, 0 skipped"
+    assert result.stderr.rstrip().splitlines()[-1] == "9 passed, 0 failed, 0 skipped (6 tests, 9 cases)"
     assert [line for line in result.stdout.splitlines() if line.startswith("GRAD_AT_START")] == [
         "GRAD_AT_START True", "GRAD_AT_START False"]
     results = json.loads((tmp_path / "out" / "r.json").read_text())
     assert not (tmp_path / "out" / "r.json.tmp").exists()
-    assert results["format"] == suite.RESULTS_FORMAT and results["env"] == "unit-a"
+    assert results["format"] == "torch_npu_testing.results/2" and results["env"] == "unit-a"
     assert results["command"] == [os.path.basename(sys.executable), "-m", "torch_npu_testing", "suite",
                                   "--results", "out/r.json", "--env", "unit-a"]
     assert os.path.samefile(results["cwd"], tmp_path)
@@ -139,49 +184,56 @@ def test_passing_run_discovers_files_and_reruns_grad_mode_file(tmp_path, run_pyt
         ("test/functorch/test_ok_api.py", True), (GRAD_FILE, True), (GRAD_FILE, False)]
     assert results["runs"][0]["sha256"] == sha256(api)
     assert results["runs"][1]["sha256"] == results["runs"][2]["sha256"] == sha256(tmp_path / GRAD_FILE)
-    two_passed = dict.fromkeys(suite.OUTCOMES, 0) | {"passed": 2, "run": 2}
-    assert results["grad_mode_isolation"] == [{"path": GRAD_FILE, "enabled": two_passed, "disabled": two_passed}]
-    assert results["totals"] == dict.fromkeys(suite.OUTCOMES, 0) | {"passed": 5, "run": 5}
+    assert [case["subtest"] for case in results["runs"][0]["cases"] if "subtest" in case] == [
+        "(n=0)", "(n=1)", "(n=2)", "(n=3)"]
+    two_passed = dict(ZERO, passed=2, tests=2, cases=2)
+    assert results["grad_mode_isolation"] == [{"path": GRAD_FILE, "enabled": two_passed, "disabled": two_passed,
+                                               "same": True}]
+    assert results["totals"] == dict(ZERO, passed=9, tests=6, cases=9)
     assert results["probe"]["torch"]["version"] and results["probe"]["device"]["type"] == "cpu"
     assert not (tmp_path / "test-reports").exists()  # no JUnit XML without IN_CI=1
 
 
-def test_failing_run_records_every_outcome_and_writes_junit(tmp_path, run_python):
-    """Pass, fail, skip (reason kept), error, failing subTest, leaked state, expected failure, unexpected
+# --------------------------------------------------------------------------- in process
+def test_failing_run_records_every_outcome_and_writes_junit(tmp_path, monkeypatch, capsys):
+    """Pass, fail, skip (reason kept), error, every subTest case, leaked state, expected failure, unexpected
     success, failing setUpClass and an import error are recorded; exit 1; IN_CI=1 writes JUnit XML."""
     mixed = write(tmp_path, "test_mix.py", MIXED_FILE)
     write(tmp_path, "test_importerr.py", "import nonexistent_module_xyz\n")
     write(tmp_path, GRAD_FILE, GRAD_MODE_FILE)
-    result = run_suite_cli(run_python, tmp_path, "test_mix.py", "test_importerr.py", GRAD_FILE,
-                           "--results", "r.json", "--no-grad-mode-probe",
-                           IN_CI="1", TORCH_NPU_TESTING_XML_DIR=tmp_path / "xml", TORCH_NPU_TESTING_DEVICE="cpu")
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.rstrip().splitlines()[-1] == "3 passed, 7 failed, 1 skipped"
-    assert "skipped 'no widget here'" in result.stderr
-    assert "ERROR: cannot import test_importerr.py" in result.stderr
+    code, _, err = suite_in_process(monkeypatch, capsys, tmp_path, "test_mix.py", "test_importerr.py", GRAD_FILE,
+                                    "--results", "r.json", "--no-grad-mode-probe",
+                                    IN_CI="1", TORCH_NPU_TESTING_XML_DIR=tmp_path / "xml")
+    assert code == 1, err
+    assert err.rstrip().splitlines()[-1] == "5 passed, 7 failed, 1 skipped (12 tests, 14 cases)"
+    assert "skipped 'no widget here'" in err
+    assert "ERROR: cannot import test_importerr.py" in err
     results = json.loads((tmp_path / "r.json").read_text())
     mix, importerr, grad = results["runs"]
     assert results["grad_mode_isolation"] == [] and len(results["runs"]) == 3  # --no-grad-mode-probe
     assert mix["sha256"] == sha256(mixed)
-    outcomes = {test["id"]: test["outcome"] for test in mix["tests"]}
+    outcomes = {(case["id"], case.get("subtest")): case["outcome"] for case in mix["cases"]}
     assert outcomes == {
-        "setUpClass (tnt_suite_test_mix.BrokenSetup)": "error",
-        "Mix.test_error": "error", "Mix.test_fail": "failed", "Mix.test_leak": "failed",
-        "Mix.test_pass": "passed", "Mix.test_skip": "skipped", "Mix.test_sub (x=1.5)": "failed",
-        "Mix.test_xfail": "expected_failure", "Mix.test_xpass": "unexpected_success"}
-    by_id = {test["id"]: test for test in mix["tests"]}
+        ("setUpClass (tnt_suite_test_mix.BrokenSetup)", None): "error",
+        ("Mix.test_error", None): "error", ("Mix.test_fail", None): "failed", ("Mix.test_leak", None): "failed",
+        ("Mix.test_pass", None): "passed", ("Mix.test_skip", None): "skipped",
+        ("Mix.test_sub", "(x=0.5)"): "passed", ("Mix.test_sub", "(x=1.5)"): "failed",
+        ("Mix.test_sub", "(x=2.5)"): "passed",
+        ("Mix.test_xfail", None): "expected_failure", ("Mix.test_xpass", None): "unexpected_success"}
+    assert {case["file"] for case in mix["cases"]} == {"test_mix.py"}
+    by_id = {case["id"]: case for case in mix["cases"]}
     assert by_id["Mix.test_skip"]["reason"] == "no widget here"
     assert "leaked global state: default dtype: was torch.float32, left torch.float64" in by_id["Mix.test_leak"][
         "details"]
-    assert "RuntimeError: boom" in by_id["Mix.test_error"]["details"]
+    assert by_id["Mix.test_error"]["reason"] == "RuntimeError: boom"
     assert "RuntimeError: needs an NPU" in by_id["setUpClass (tnt_suite_test_mix.BrokenSetup)"]["details"]
-    assert mix["counts"] == {"passed": 1, "failed": 3, "errors": 2, "skipped": 1, "expected_failures": 1,
-                             "unexpected_successes": 1, "run": 9}
-    assert importerr["tests"][0]["id"] == "<import>" and importerr["counts"]["errors"] == 1
+    assert mix["counts"] == {"passed": 3, "failed": 3, "error": 2, "skipped": 1, "expected_failure": 1,
+                             "unexpected_success": 1, "tests": 9, "cases": 11}
+    assert importerr["cases"][0]["id"] == "<import>" and importerr["counts"]["error"] == 1
     assert "ModuleNotFoundError: No module named 'nonexistent_module_xyz'" in importerr["import_error"]
     assert grad["counts"]["passed"] == 2
-    assert results["totals"] == {"passed": 3, "failed": 3, "errors": 3, "skipped": 1, "expected_failures": 1,
-                                 "unexpected_successes": 1, "run": 12}
+    assert results["totals"] == {"passed": 5, "failed": 3, "error": 3, "skipped": 1, "expected_failure": 1,
+                                 "unexpected_success": 1, "tests": 12, "cases": 14}
 
     xml_dir = tmp_path / "xml"
     assert sorted(os.listdir(xml_dir)) == [
@@ -189,9 +241,10 @@ def test_failing_run_records_every_outcome_and_writes_junit(tmp_path, run_python
         "test_npu_test_locally_disabling_gradient_omputation-grad-enabled.xml"]
     root = ET.parse(xml_dir / "test_mix-grad-enabled.xml").getroot()
     assert {key: root.get(key) for key in ("name", "tests", "failures", "errors", "skipped")} == {
-        "name": "test_mix.py", "tests": "9", "failures": "4", "errors": "2", "skipped": "1"}
+        "name": "test_mix.py", "tests": "11", "failures": "4", "errors": "2", "skipped": "1"}
     cases = {(case.get("classname"), case.get("name")): case for case in root.iter("testcase")}
     assert cases[("Mix", "test_sub (x=1.5)")].find("failure") is not None
+    assert cases[("Mix", "test_sub (x=0.5)")].find("*") is None
     assert cases[("Mix", "test_skip")].find("skipped").get("message") == "no widget here"
     assert cases[("Mix", "test_xpass")].find("failure").get("message") == "unexpected success"
     assert cases[("Mix", "test_pass")].find("*") is None
@@ -199,13 +252,26 @@ def test_failing_run_records_every_outcome_and_writes_junit(tmp_path, run_python
     assert import_root.get("errors") == "1" and import_root.find("testcase/error") is not None
 
 
-def test_missing_file_is_a_one_line_error(tmp_path, run_python):
+def test_rerun_other_grad_mode_compares_every_case(tmp_path):
+    """The isolation rerun: counts per initial mode and ``same`` over every case's outcome."""
+    path = write(tmp_path, "test_grad_dependent.py", GRAD_DEPENDENT_FILE)
+    stream = io.StringIO()
+    first = suite.run_file(str(path), True, stream)
+    rerun, probe = suite.rerun_other_grad_mode(first, stream)
+    assert rerun["initial_grad_mode"] is False and rerun["path"] == str(path)
+    assert probe["enabled"] == first["counts"] and probe["disabled"] == rerun["counts"]
+    assert probe["same"] is False
+    assert probe["enabled"]["passed"] == 3 and probe["disabled"]["failed"] == 1
+
+
+def test_missing_file_is_a_one_line_error(tmp_path, monkeypatch, capsys):
     """A file argument that does not exist: exit 2, one line naming it, nothing run."""
     write(tmp_path, "test_real.py", PASSING_API_FILE)
-    result = run_suite_cli(run_python, tmp_path, "test_real.py", "test_missing.py", "--results", "r.json")
-    assert result.returncode == 2
-    assert result.stderr == "torch_npu_testing: error: no such test file: test_missing.py\n"
-    assert result.stdout == "" and not (tmp_path / "r.json").exists()
+    code, out, err = suite_in_process(monkeypatch, capsys, tmp_path, "test_real.py", "test_missing.py",
+                                      "--results", "r.json")
+    assert code == 2
+    assert err == "torch_npu_testing: error: no such test file: test_missing.py\n"
+    assert out == "" and not (tmp_path / "r.json").exists()
 
 
 def test_interpreter_without_torch_is_a_one_line_error(tmp_path, run_python):
@@ -213,7 +279,6 @@ def test_interpreter_without_torch_is_a_one_line_error(tmp_path, run_python):
     import subprocess
     import venv
 
-    from conftest import REPO_ROOT
     bare = tmp_path / "bare"
     venv.EnvBuilder(with_pip=False).create(bare)
     check = subprocess.run([str(bare / "bin" / "python"), "-c", "import torch"], capture_output=True, check=False)
@@ -221,17 +286,17 @@ def test_interpreter_without_torch_is_a_one_line_error(tmp_path, run_python):
         pytest.skip("the base interpreter exposes a torch even in a bare venv")
     write(tmp_path, "test_real.py", PASSING_API_FILE)
     result = run_python(["-m", "torch_npu_testing", "suite", "test_real.py"], python=bare / "bin" / "python",
-                        cwd=tmp_path, PYTHONPATH=str(REPO_ROOT))
+                        cwd=tmp_path, PYTHONPATH=REPO_ROOT)
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and "torch is not installed in" in result.stderr
 
 
-def test_no_files_is_a_one_line_error(tmp_path, run_python):
+def test_no_files_is_a_one_line_error(tmp_path, monkeypatch, capsys):
     """No file arguments and nothing matching the default globs: exit 2, one line saying where it looked."""
-    result = run_suite_cli(run_python, tmp_path)
-    assert result.returncode == 2
-    assert result.stderr == (f"torch_npu_testing: error: no test files found (looked for "
-                             f"{', '.join(suite.DEFAULT_TEST_GLOBS)} under {tmp_path})\n")
+    code, _, err = suite_in_process(monkeypatch, capsys, tmp_path)
+    assert code == 2
+    assert err == (f"torch_npu_testing: error: no test files found (looked for "
+                   f"{', '.join(suite.DEFAULT_TEST_GLOBS)} under {tmp_path})\n")
 
 
 # --------------------------------------------------------------------------- helpers, in process
@@ -265,16 +330,15 @@ def test_load_module_gives_same_named_files_distinct_modules(tmp_path):
             sys.modules.pop(module.__name__, None)
 
 
-def test_count_totals_and_closing_line():
-    """Outcome records add up per file and over files; errors and unexpected successes count as failed."""
-    records = [{"outcome": outcome} for outcome in
-               ["passed", "passed", "failed", "error", "skipped", "expected_failure", "unexpected_success"]]
-    counts = suite.count(records)
-    assert counts == {"passed": 2, "failed": 1, "errors": 1, "skipped": 1, "expected_failures": 1,
-                      "unexpected_successes": 1, "run": 7}
-    total = suite.totals([{"counts": counts}, {"counts": suite.count([{"outcome": "skipped"}])}])
-    assert total["skipped"] == 2 and total["run"] == 8
-    assert suite.closing_line(total) == "2 passed, 3 failed, 2 skipped"
+def test_totals_add_up_runs():
+    """Counts add up over files, tests and cases included; the closing line counts cases."""
+    one = {"counts": results_model.tally([results_model.Case("a.py", "C.t", results_model.Outcome.SKIPPED)])}
+    two = {"counts": results_model.tally([
+        results_model.Case("b.py", "C.t", results_model.Outcome.PASSED, "(x=1)"),
+        results_model.Case("b.py", "C.t", results_model.Outcome.ERROR, "(x=2)")])}
+    total = suite.totals([one, two])
+    assert (total["skipped"], total["passed"], total["error"], total["tests"], total["cases"]) == (1, 1, 1, 2, 3)
+    assert results_model.closing_line(total) == "1 passed, 1 failed, 1 skipped (2 tests, 3 cases)"
 
 
 def test_main_usage_errors_in_process(tmp_path, monkeypatch):

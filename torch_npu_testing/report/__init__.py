@@ -3,7 +3,8 @@
 """``report``: the evidence an Ascend PR needs, generated from the results the branch envs wrote.
 
 ``python -m torch_npu_testing report --results .tox/results --out reports`` reads every ``<env>.json``
-the suite wrote (``suite --results``) and ``upstream.json`` (``upstream run --results``), and writes
+the suite wrote (``suite --results``) and the upstream results (``upstream run --results``), one
+``upstream-<torch>.json`` per torch the upstream env ran (or one ``upstream.json``), and writes
 ``report.md`` (sections 【测试环境】, 【测试命令】, 【测试日志】, 【upstream patch 实跑日志】, after a compact
 env x file table) and ``report.json`` (the document the Markdown was rendered from, raw results
 included). It prints the Markdown's path.
@@ -47,7 +48,9 @@ def add_arguments(parser):
     parser.add_argument("--out", default="reports", help="folder to write report.md and report.json into")
     parser.add_argument("--envs", help=f"comma-separated envs that must have results (default: ${ENVS_VARIABLE} "
                                        f"or {','.join(DEFAULT_ENVS)})")
-    parser.add_argument("--upstream", help="upstream results file (default: RESULTS/upstream.json)")
+    parser.add_argument("--upstream", action="append", metavar="FILE",
+                        help="upstream results file (repeatable; default: RESULTS/upstream.json and every "
+                             "RESULTS/upstream-<torch>.json)")
     parser.add_argument("--manifest", default=MANIFEST_PATH, help="target API manifest (default: the package's)")
 
 
@@ -60,10 +63,11 @@ def main(args):
     if not envs:
         raise UsageError("--envs names no env")
     command = ["python", "-m", "torch_npu_testing", "report", "--results", args.results, "--out", args.out]
-    for option, value, default in (("--envs", args.envs, None), ("--upstream", args.upstream, None),
-                                   ("--manifest", args.manifest, MANIFEST_PATH)):
+    for option, value, default in (("--envs", args.envs, None), ("--manifest", args.manifest, MANIFEST_PATH)):
         if value != default:
             command += [option, value]
+    for value in args.upstream or []:
+        command += ["--upstream", value]
     doc = collect_results(args.results, envs, manifest, args.upstream, command=command)
     path = write_report(doc, args.out)
     problems = doc["problems"]

@@ -9,25 +9,30 @@ fail. The document (``report.json`` beside the Markdown) keeps every env's raw r
 can be checked against what it was made from.
 """
 import datetime
+import fnmatch
 import glob
 import json
 import os
 
-from ..suite import GRAD_MODE_FILES, RESULTS_FORMAT, sha256_of
+from .. import branches, results
+from ..results import Outcome
+from ..suite import GRAD_MODE_FILES, sha256_of
+from ..upstream.runner import KIND as UPSTREAM_KIND, fails_upstream_run
 
-REPORT_FORMAT = "torch_npu_testing.report/1"
-DEFAULT_ENVS = ("v2_7", "v2_11", "v2_12", "master")
+REPORT_FORMAT = "torch_npu_testing.report/2"
+DEFAULT_ENVS = tuple(branches.default_envs())
 ENVS_VARIABLE = "TORCH_NPU_TESTING_REPORT_ENVS"
 UPSTREAM_FILE = "upstream.json"
+UPSTREAM_GLOB = "upstream-*.json"  # one per torch the upstream env ran: upstream-2.14.1.json
 MISSING_MESSAGE = "no results: env did not run or crashed before writing results"
-BAD_OUTCOMES = ("failed", "errors", "unexpected_successes")
 REQUIRED_FIELDS = {"env": (str, type(None)), "started_at": str, "command": list, "cwd": str, "probe": dict,
                    "runs": list, "grad_mode_isolation": list, "totals": dict}
-REQUIRED_RUN_FIELDS = {"path": str, "sha256": str, "initial_grad_mode": bool, "tests": list, "counts": dict}
+REQUIRED_RUN_FIELDS = {"path": str, "sha256": str, "initial_grad_mode": bool, "cases": list, "counts": dict}
 
 
 def expected_envs(option=None, environ=None):
-    """The envs the report must show: ``--envs``, else $TORCH_NPU_TESTING_REPORT_ENVS, else the four branches."""
+    """The envs the report must show: ``--envs``, else $TORCH_NPU_TESTING_REPORT_ENVS, else every env of
+    the supported branches (:func:`torch_npu_testing.branches.default_envs`)."""
     environ = os.environ if environ is None else environ
     text = option if option is not None else environ.get(ENVS_VARIABLE)
     if text is None:
@@ -69,16 +74,27 @@ def validate_results(data):
             errors.append(f"runs[{index}] is not an object")
             continue
         errors += _type_errors(run, REQUIRED_RUN_FIELDS, f"runs[{index}]: ")
-        for test in run.get("tests") if isinstance(run.get("tests"), list) else []:
-            if not isinstance(test, dict) or not isinstance(test.get("id"), str) or "outcome" not in test:
-                errors.append(f"runs[{index}]: a test entry lacks 'id' or 'outcome'")
-                break
+        if isinstance(run.get("cases"), list):
+            try:
+                results.cases_from_dicts(run["cases"])
+            except ValueError as exc:
+                errors.append(f"runs[{index}]: {exc}")
     return errors
 
 
+def _format_message(found, rerun):
+    """One line for a results file of another format: what it is, and the command that rewrites it."""
+    return (f"results format {found!r} is not {results.FORMAT!r} (written by an older or newer torch_npu_testing, "
+            f"or not a results file): not interpreted; re-run it ({rerun})")
+
+
 def read_env(name, path):
-    """One env entry: ``state`` ok / missing / corrupt / unknown_format / invalid, with a message."""
-    entry = {"name": name, "file": path, "state": "ok", "message": None, "results": None, "notes": []}
+    """One env entry: ``state`` ok / missing / corrupt / unknown_format / invalid, with a message.
+
+    ``maintenance`` marks an env of a branch in maintenance (:mod:`torch_npu_testing.branches`).
+    """
+    entry = {"name": name, "file": path, "state": "ok", "message": None, "results": None, "notes": [],
+             "maintenance": branches.is_maintenance_env(name)}
     if not os.path.exists(path):
         entry.update(state="missing", message=MISSING_MESSAGE)
         if os.path.exists(path + ".tmp"):
@@ -89,10 +105,8 @@ def read_env(name, path):
         entry.update(state="corrupt", message=error)
         return entry
     found = data.get("format") if isinstance(data, dict) else None
-    if found != RESULTS_FORMAT:
-        entry.update(state="unknown_format", results=data, message=(
-            f"results format {found!r} is not {RESULTS_FORMAT!r} (written by an older or newer "
-            "torch_npu_testing, or not a suite results file): not interpreted; re-run the env"))
+    if found != results.FORMAT:
+        entry.update(state="unknown_format", results=data, message=_format_message(found, f"tox -e {name}"))
         return entry
     errors = validate_results(data)
     if errors:
@@ -105,47 +119,68 @@ def read_env(name, path):
     return entry
 
 
-def find_envs(results_dir, expected, upstream_name=UPSTREAM_FILE):
+def is_upstream_file(name):
+    """``upstream.json`` or ``upstream-<torch>.json``: results of the upstream env, not of a branch env."""
+    return name == UPSTREAM_FILE or fnmatch.fnmatch(name, UPSTREAM_GLOB)
+
+
+def find_envs(results_dir, expected, skip=()):
     """Expected envs first (in the given order), then any other results file found, sorted."""
     found = {}
+    skip = {os.path.abspath(path) for path in skip}
     for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
-        if os.path.basename(path) not in (upstream_name, "report.json"):  # report.json: --out == --results
-            found[os.path.splitext(os.path.basename(path))[0]] = path
+        name = os.path.basename(path)
+        # report.json: --out == --results
+        if not (is_upstream_file(name) or name == "report.json" or os.path.abspath(path) in skip):
+            found[os.path.splitext(name)[0]] = path
     names = list(expected) + sorted(set(found) - set(expected))
     return [read_env(name, found.get(name, os.path.join(results_dir, name + ".json"))) for name in names]
 
 
 # --------------------------------------------------------------------------- upstream
-UPSTREAM_KIND = "torch_npu_testing.upstream"
-UPSTREAM_FORMAT = 1
-UPSTREAM_KINDS = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped",
-                  "expected_failure": "expected_failures", "unexpectedly_passing": "unexpected_successes"}
+def upstream_files(results_dir, given=None):
+    """The upstream results to read: ``given`` (``--upstream``, repeatable), else ``upstream.json`` and
+    every ``upstream-<torch>.json`` in the results folder."""
+    if given:
+        return [os.path.abspath(path) for path in given]
+    names = sorted(name for name in (os.listdir(results_dir) if os.path.isdir(results_dir) else [])
+                   if is_upstream_file(name))
+    return [os.path.join(results_dir, name) for name in names]
+
+
+def read_upstreams(paths):
+    """One upstream entry per file (one per torch it ran under); one ``absent`` entry when there is none."""
+    if not paths:
+        return [{"file": None, "state": "absent", "torch": None, "patches": [], "notes": [], "data": None,
+                 "message": ("not run: no upstream results (the `upstream` env did not run, or no PyTorch "
+                             "source was given: set PYTORCH_SRC to a PyTorch checkout)")}]
+    return [read_upstream(path) for path in paths]
 
 
 def read_upstream(path):
-    """The upstream run (``upstream run --results``): state ``absent`` / ``skipped`` / ``ran`` / ``corrupt``.
+    """One upstream results file (``upstream run --results``): state ``absent`` / ``skipped`` / ``ran`` /
+    ``corrupt`` / ``unknown_format``.
 
-    Outcomes follow :mod:`torch_npu_testing.upstream.runner`: ``failed`` and ``error`` fail the run;
-    ``expected_failure`` carries the manifest's reason; ``unexpectedly_passing`` does not fail the run
-    (the manifest needs updating) and is shown as a note.
+    Outcomes are the classified cases of :mod:`torch_npu_testing.upstream.runner`; what fails the run is
+    :func:`~torch_npu_testing.upstream.runner.fails_upstream_run`. An unexpected success does not: it
+    is shown as a note (the manifest needs updating).
     """
-    entry = {"file": path, "state": "ran", "message": None, "patches": [], "notes": [], "data": None}
+    entry = {"file": path, "state": "ran", "message": None, "torch": None, "patches": [], "notes": [],
+             "data": None}
     if not os.path.exists(path):
-        entry.update(state="absent", message=(
-            "not run: no upstream results (the `upstream` env did not run, or no PyTorch source was given: "
-            "set PYTORCH_SRC to a PyTorch checkout)"))
+        entry.update(state="absent", message=f"not run: {os.path.basename(path)} does not exist")
         return entry
     data, error = _read_json(path)
     if error:
         entry.update(state="corrupt", message=error)
         return entry
     entry["data"] = data
-    if not isinstance(data, dict) or data.get("kind") != UPSTREAM_KIND or data.get("format") != UPSTREAM_FORMAT:
-        found = (data.get("kind"), data.get("format")) if isinstance(data, dict) else type(data).__name__
-        entry.update(state="corrupt", message=(
-            f"upstream results of unknown format {found!r} (expected kind {UPSTREAM_KIND!r}, format "
-            f"{UPSTREAM_FORMAT}): not interpreted"))
+    found = data.get("format") if isinstance(data, dict) else None
+    if found != results.FORMAT or data.get("kind") != UPSTREAM_KIND:
+        entry.update(state="unknown_format", message=_format_message(found, "tox -e upstream")
+                     if found != results.FORMAT else f"not upstream results (kind {data.get('kind')!r})")
         return entry
+    entry["torch"] = data.get("torch")
     if data.get("skipped"):
         entry.update(state="skipped", message=f"not run: {data.get('reason') or 'skipped (no reason recorded)'}")
         return entry
@@ -153,78 +188,69 @@ def read_upstream(path):
     if not isinstance(patches, list) or not patches:
         entry.update(state="corrupt", message="upstream results list no patch")
         return entry
-    entry["patches"] = [_read_patch(raw if isinstance(raw, dict) else {}) for raw in patches]
+    try:
+        entry["patches"] = [_read_patch(raw if isinstance(raw, dict) else {}) for raw in patches]
+    except ValueError as exc:
+        entry.update(state="corrupt", message=f"upstream results are incomplete: {exc}", patches=[])
+        return entry
     for patch in entry["patches"]:
         entry["notes"] += patch["notes"]
     return entry
 
 
 def _read_patch(raw):
-    tests = []
-    for test in raw.get("tests") or []:
-        if not isinstance(test, dict):
-            continue
-        outcome = str(test.get("outcome"))
-        tests.append({"name": str(test.get("name") or "?"), "outcome": outcome,
-                      "kind": outcome if outcome in UPSTREAM_KINDS else "error",
-                      "reason": test.get("reason"), "traceback": test.get("traceback")})
+    cases = results.cases_from_dicts(raw.get("cases", []))
     name = raw.get("patch") or "patch (name not recorded)"
-    notes = [f"upstream {name}: {test['name']} passed although the manifest expects it to fail here "
-             f"({test['reason']}); update the manifest" for test in tests if test["kind"] == "unexpectedly_passing"]
-    notes += [f"upstream {name}: the manifest expects {test} to fail here, but no such test ran"
+    where = f"upstream {name} (torch {raw.get('torch')})"
+    notes = [f"{where}: {case.name} passed although the manifest expects it to fail here "
+             f"({case.reason}); update the manifest" for case in cases if case.outcome is Outcome.UNEXPECTED_SUCCESS]
+    notes += [f"{where}: the manifest expects {test} to fail here, but no such test ran"
               for test in raw.get("stale_expected_failures") or []]
     return {
         "patch": name, "target": raw.get("target"), "upstream": raw.get("upstream"), "source": raw.get("source"),
         "base_matches": raw.get("base_matches"), "recorded_base": raw.get("recorded_base"),
         "base_blob": raw.get("base_blob"), "applies": raw.get("applies"),
         "python_executable": raw.get("python_executable"), "torch_version": raw.get("torch"),
-        "device": raw.get("device"), "seconds": raw.get("seconds"), "tests": tests, "notes": notes,
+        "device": raw.get("device"), "seconds": raw.get("seconds"), "cases": raw.get("cases", []),
+        "counts": results.tally(cases), "notes": notes,
     }
 
 
 def upstream_problems(upstream):
-    if upstream["state"] == "corrupt":
+    if upstream["state"] in ("corrupt", "unknown_format"):
         return [f"upstream: {upstream['message']} ({upstream['file']})"]
     problems = []
     for patch in upstream["patches"]:
+        where = f"upstream {patch['patch']} (torch {patch['torch_version']})"
+        cases = results.cases_from_dicts(patch["cases"])
         if patch["applies"] is False:
-            problems.append(f"upstream {patch['patch']}: the patch does not apply")
-        if not patch["tests"]:
-            problems.append(f"upstream {patch['patch']}: no test ran")
-        problems += [f"upstream {patch['patch']}: {test['name']} {test['outcome']}"
-                     + (f" ({test['reason']})" if test["reason"] and test["kind"] == "error" else "")
-                     for test in patch["tests"] if test["kind"] in ("failed", "error")]
+            problems.append(f"{where}: the patch does not apply")
+        if not cases:
+            problems.append(f"{where}: no test ran")
+        problems += [f"{where}: {case.name} {case.outcome}" + (f" ({case.reason})" if case.reason else "")
+                     for case in cases if fails_upstream_run(case.outcome)]
     return problems
 
 
-def upstream_counts(patch):
-    """Counts of one patch's tests under the suite's count names (for the summary line)."""
-    counts = {}
-    for test in patch["tests"]:
-        key = UPSTREAM_KINDS[test["kind"]]
-        counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
 # --------------------------------------------------------------------------- judging one env
-def api_coverage(results, manifest):
+def api_coverage(data, manifest):
     """Per target API: ``{"name", "task", "ascend_task_id", "state", "text", "direct", "indirect", ...}``.
 
     ``state`` is ``called`` (a test called it directly), ``absent`` (not in this torch, as the manifest
     expects), or a failure: ``not_called``, ``indirect_only``, ``absent_unexpected``, ``error``,
     ``not_measured``.
     """
-    calls = results.get("api_calls")
-    details = results.get("api_call_details") or {}
+    calls = data.get("api_calls")
+    details = data.get("api_call_details") or {}
     detail_apis = details.get("apis") if isinstance(details.get("apis"), dict) else {}
     names = [api["name"] for api in manifest]
     names += [name for name in list(detail_apis) + list(calls or {}) if name not in names]
     by_name = {api["name"]: api for api in manifest}
-    torch_version = (results.get("probe", {}).get("torch") or {}).get("version")
+    torch_version = (data.get("probe", {}).get("torch") or {}).get("version")
     files_of = {}
-    for run in results.get("runs", []):
-        for test in run.get("tests", []):
-            files_of.setdefault(test.get("id"), run.get("path"))
+    for run in data.get("runs", []):
+        for case in run.get("cases", []):
+            files_of.setdefault(case.get("id"), run.get("path"))
     rows = []
     for name in names:
         info, meta = detail_apis.get(name, {}), by_name.get(name, {})
@@ -275,11 +301,11 @@ def _fill_calls(row, tests, test_ids, files_of):
         row.update(state="not_called", text="called by no test")
 
 
-def check_files_unchanged(results):
+def check_files_unchanged(data):
     """For each run: ``None`` (same file now), a message (changed), or ``"not found"`` (not compared)."""
-    cwd = results.get("cwd") or "."
+    cwd = data.get("cwd") or "."
     status = {}
-    for run in results["runs"]:
+    for run in data["runs"]:
         path = run["path"] if os.path.isabs(run["path"]) else os.path.join(cwd, run["path"])
         if run["path"] in status:
             continue
@@ -297,18 +323,18 @@ def judge_env(entry, manifest, all_paths):
     if entry["state"] != "ok":
         entry["problems"] = [f"{name}: {entry['message']} ({entry['file']})"]
         return entry
-    results = entry["results"]
-    runs = results["runs"]
+    data = entry["results"]
+    runs = data["runs"]
     problems = [] if runs else [f"{name}: no test file ran"]
     for run in runs:
         problems += _run_problems(name, run)
     ran = {run["path"] for run in runs}
     problems += [f"{name}: {path} was not run in this env (other envs ran it)" for path in sorted(all_paths - ran)]
-    entry["file_status"] = check_files_unchanged(results)
+    entry["file_status"] = check_files_unchanged(data)
     problems += [f"{name}: {path} {state}; the results are stale, re-run the env"
                  for path, state in entry["file_status"].items() if state and state != "not found"]
-    problems += _isolation_problems(name, results, ran)
-    entry["coverage"] = api_coverage(results, manifest)
+    problems += _isolation_problems(name, data, ran)
+    entry["coverage"] = api_coverage(data, manifest)
     problems += [f"{name}: API {row['name']}: {row['text']}" for row in entry["coverage"]
                  if row["state"] not in ("called", "absent")]
     entry["problems"] = problems
@@ -319,42 +345,43 @@ def _run_problems(name, run):
     where = f"{name}: {run['path']}" + ("" if run["initial_grad_mode"] else " (grad mode disabled at start)")
     if run.get("import_error"):
         return [f"{where} could not be imported"]
-    if not run["tests"]:
+    if not run["cases"]:
         return [f"{where}: no test ran"]
-    return [f"{where}: {test['id']} {test['outcome']}" for test in run["tests"]
-            if test["outcome"] in ("failed", "error", "unexpected_success")]
+    return [f"{where}: {case.name} {case.outcome}" for case in results.cases_from_dicts(run["cases"])
+            if case.outcome.fails]
 
 
-def _isolation_problems(name, results, ran):
+def _isolation_problems(name, data, ran):
     problems = []
-    probed = {item.get("path") for item in results["grad_mode_isolation"] if isinstance(item, dict)}
+    probed = {item.get("path") for item in data["grad_mode_isolation"] if isinstance(item, dict)}
     for path in GRAD_MODE_FILES:
         if path in ran and path not in probed:
             problems.append(f"{name}: grad-mode isolation probe of {path} was not run (--no-grad-mode-probe?)")
-    for item in results["grad_mode_isolation"]:
-        enabled, disabled = item.get("enabled") or {}, item.get("disabled") or {}
-        for label, counts in (("enabled", enabled), ("disabled", disabled)):
-            if any(counts.get(key) for key in BAD_OUTCOMES):
+    for item in data["grad_mode_isolation"]:
+        for label in ("enabled", "disabled"):
+            if results.failed_count(item.get(label) or {}):
                 problems.append(f"{name}: {item.get('path')} fails with grad mode {label} at start")
-        if enabled != disabled:
+        if not item.get("same"):
             problems.append(f"{name}: {item.get('path')} outcomes depend on the initial grad mode")
     return problems
 
 
 # --------------------------------------------------------------------------- the document
-def collect_results(results_dir, expected, manifest, upstream_path=None, command=None):
-    """The evidence document: every env (expected and found), upstream, problems, verdict."""
+def collect_results(results_dir, expected, manifest, upstream_paths=None, command=None):
+    """The evidence document: every env (expected and found), upstream per torch, problems, verdict."""
     results_dir = os.path.abspath(results_dir)
-    envs = find_envs(results_dir, expected, os.path.basename(upstream_path) if upstream_path else UPSTREAM_FILE)
+    upstream_paths = upstream_files(results_dir, upstream_paths)
+    envs = find_envs(results_dir, expected, skip=upstream_paths)
     all_paths = set()
     for entry in envs:
         if entry["state"] == "ok":
             all_paths.update(run["path"] for run in entry["results"]["runs"])
     for entry in envs:
         judge_env(entry, manifest, all_paths)
-    upstream = read_upstream(upstream_path or os.path.join(results_dir, UPSTREAM_FILE))
-    problems = [problem for entry in envs for problem in entry["problems"]] + upstream_problems(upstream)
-    notes = list(upstream["notes"])
+    upstreams = read_upstreams(upstream_paths)
+    problems = [problem for entry in envs for problem in entry["problems"]]
+    problems += [problem for upstream in upstreams for problem in upstream_problems(upstream)]
+    notes = [note for upstream in upstreams for note in upstream["notes"]]
     if not os.path.isdir(results_dir):
         notes.insert(0, f"the results folder {results_dir} does not exist")
     return {
@@ -366,7 +393,7 @@ def collect_results(results_dir, expected, manifest, upstream_path=None, command
         "expected_envs": list(expected),
         "manifest": manifest,
         "envs": envs,
-        "upstream": upstream,
+        "upstream": upstreams,
         "notes": notes,
         "problems": problems,
         "verdict": "fail" if problems else "pass",

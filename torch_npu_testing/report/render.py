@@ -5,12 +5,18 @@
 Order: verdict, a compact env x file table, the problems, then the PR template sections
 【测试环境】 (probe per env), 【测试命令】 (the exact commands), 【测试日志】 (per env: every file with its
 SHA-256 and every test with its outcome, the grad-mode isolation probe, API coverage) and
-【upstream patch 实跑日志】.
+【upstream patch 实跑日志】 (per torch the upstream env ran under).
+
+Outcomes and counts are those of :mod:`torch_npu_testing.results`: every test case is counted, a test
+with subtests shows its cases, collapsed to one line when they all passed.
 """
+import html
 import re
 import shlex
 
-from .collect import BAD_OUTCOMES, upstream_counts
+from .. import branches, results
+from ..results import Outcome
+from ..upstream.runner import fails_upstream_run
 
 MAX_DETAIL_LINES = 40  # traceback lines shown per failure; the full text is in report.json
 
@@ -27,16 +33,28 @@ def code(text):
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def counts_text(counts):
-    """``12 passed, **1 failed**, 2 skipped`` (bad outcomes in bold; zero counts left out)."""
-    order = ("passed", "failed", "errors", "skipped", "expected_failures", "unexpected_successes")
+_PLURALS = {Outcome.ERROR: "errors", Outcome.EXPECTED_FAILURE: "expected failures",
+            Outcome.UNEXPECTED_SUCCESS: "unexpected successes"}
+
+
+def outcome_words(outcome, number):
+    """``2 errors``, ``1 expected failure``, ``3 passed``."""
+    return f"{number} {_PLURALS.get(outcome, outcome.label) if number != 1 else outcome.label}"
+
+
+def counts_text(counts, fails=lambda outcome: outcome.fails):
+    """``12 passed, **1 failed**, 2 skipped`` (outcomes that fail a run in bold; zero counts left out)."""
     parts = []
-    for key in order:
-        value = counts.get(key) or 0
+    for outcome in Outcome:
+        value = counts.get(outcome.value) or 0
         if value:
-            label = {"errors": "errors" if value > 1 else "error"}.get(key, key.replace("_", " "))
-            parts.append(f"**{value} {label}**" if key in BAD_OUTCOMES else f"{value} {label}")
+            words = outcome_words(outcome, value)
+            parts.append(f"**{words}**" if fails(outcome) else words)
     return ", ".join(parts) or "0 tests"
+
+
+def tests_and_cases(counts):
+    return f"{counts.get('tests', 0)} tests, {counts.get('cases', 0)} cases"
 
 
 def _yes_no(value):
@@ -59,7 +77,8 @@ def _row_keys(envs):
 
 def summary(doc):
     envs = doc["envs"]
-    lines = ["| | " + " | ".join(code(e["name"]) for e in envs) + " |",
+    lines = ["| | " + " | ".join(code(e["name"]) + (" (maintenance)" if e.get("maintenance") else "")
+                                 for e in envs) + " |",
              "| --- |" + " --- |" * len(envs)]
 
     def env_cell(entry):
@@ -101,7 +120,9 @@ def summary(doc):
 # --------------------------------------------------------------------------- sections
 def env_heading(entry):
     """An env's heading and, for an env without usable results, the line saying why: ``(lines, usable)``."""
-    lines = [f"### {entry['name']}", ""]
+    maintenance = (f" (maintenance: Ascend branch {branches.branch_of_env(entry['name'])}, not required)"
+                   if entry.get("maintenance") else "")
+    lines = [f"### {entry['name']}{maintenance}", ""]
     if entry["state"] != "ok":
         return lines + [f"**{entry['message']}** ({code(entry['file'])})", ""], False
     return lines, True
@@ -162,15 +183,17 @@ def commands_section(doc):
         for entry in ok:
             lines += [f"# {entry['name']}", _command_line(entry["results"])]
         lines += ["```", ""]
-    upstream = doc["upstream"]
-    if upstream["state"] == "ran":
-        sources = sorted({p["source"] for p in upstream["patches"] if p.get("source")})
-        pythons = sorted({p["python_executable"] for p in upstream["patches"] if p.get("python_executable")})
-        argv = [pythons[0] if len(pythons) == 1 else "python", "-m", "torch_npu_testing", "upstream", "run",
-                "--results", upstream["file"]]
-        prefix = f"PYTORCH_SRC={shlex.quote(sources[0])} " if len(sources) == 1 else ""
-        lines += ["Upstream patches (as the `upstream` env runs them):", "", "```bash",
-                  f"cd {shlex.quote(doc['cwd'])} && {prefix}{shlex.join(argv)}", "```", ""]
+    ran = [upstream for upstream in doc["upstream"] if upstream["state"] == "ran"]
+    if ran:
+        lines += ["Upstream patches (as the `upstream` env runs them, once per torch):", "", "```bash"]
+        for upstream in ran:
+            sources = sorted({p["source"] for p in upstream["patches"] if p.get("source")})
+            pythons = sorted({p["python_executable"] for p in upstream["patches"] if p.get("python_executable")})
+            argv = [pythons[0] if len(pythons) == 1 else "python", "-m", "torch_npu_testing", "upstream", "run",
+                    "--results", upstream["file"]]
+            prefix = f"PYTORCH_SRC={shlex.quote(sources[0])} " if len(sources) == 1 else ""
+            lines += [f"# torch {upstream['torch']}", f"cd {shlex.quote(doc['cwd'])} && {prefix}{shlex.join(argv)}"]
+        lines += ["```", ""]
     if doc.get("command"):
         lines += ["This report:", "", "```bash", f"cd {shlex.quote(doc['cwd'])} && " + shlex.join(doc["command"]),
                   "```", ""]
@@ -188,6 +211,32 @@ def _details_block(title, details):
     return [f"{head}:", "", fence + "text"] + shown + [fence, ""]
 
 
+def _labels(cases):
+    """The subtest labels of ``cases``, for an HTML block inside a table cell."""
+    return ", ".join(html.escape(case.subtest or "(the test itself)", quote=False) for case in cases)
+
+
+def _case_text(case):
+    outcome = f"**{case.outcome}**" if case.outcome.fails else str(case.outcome)
+    return outcome + (f": {case.reason}" if case.reason else "")
+
+
+def test_cell(cases):
+    """A test's outcome: its one case, or its cases by outcome; passing cases folded into one line."""
+    if len(cases) == 1 and cases[0].subtest is None:
+        return _case_text(cases[0])
+    passed = [case for case in cases if case.outcome is Outcome.PASSED]
+    folded = f"<details><summary>labels</summary>{_labels(passed)}</details>"
+    if len(passed) == len(cases):
+        return f"{len(cases)} cases, all passed {folded}"
+    parts = [f"{len(cases)} cases"] + ([f"{len(passed)} passed {folded}"] if passed else [])
+    for outcome in Outcome:
+        if outcome is not Outcome.PASSED:
+            parts += ["; ".join(f"{code(case.subtest or '(the test itself)')} {_case_text(case)}"
+                                for case in cases if case.outcome is outcome)]
+    return "; ".join(part for part in parts if part)
+
+
 def run_section(run, file_status):
     counts = run["counts"]
     mode = "enabled" if run["initial_grad_mode"] else "disabled"
@@ -198,27 +247,20 @@ def run_section(run, file_status):
         lines[-1] += " (the file is not here now: not compared)"
     elif state:
         lines[-1] += f" — **{state}**"
-    lines.append(f"- tests run {counts.get('run', 0)}: passed {counts.get('passed', 0)}, failed "
-                 f"{counts.get('failed', 0)}, skipped {counts.get('skipped', 0)}, errors {counts.get('errors', 0)}"
-                 + (f", expected failures {counts['expected_failures']}" if counts.get("expected_failures") else "")
-                 + (f", unexpected successes {counts['unexpected_successes']}"
-                    if counts.get("unexpected_successes") else "")
+    lines.append(f"- {tests_and_cases(counts)}: passed {counts['passed']}, failed {counts['failed']}, skipped "
+                 f"{counts['skipped']}, errors {counts['error']}"
+                 + (f", expected failures {counts['expected_failure']}" if counts["expected_failure"] else "")
+                 + (f", unexpected successes {counts['unexpected_success']}" if counts["unexpected_success"] else "")
                  + (f" ({run['duration_s']} s)" if run.get("duration_s") is not None else ""))
     if run.get("import_error"):
         lines.append("- **the file could not be imported**")
     lines += ["", "| test | outcome |", "| --- | --- |"]
-    failures = []
-    for test in run["tests"]:
-        outcome = test["outcome"]
-        if outcome in ("failed", "error", "unexpected_success"):
-            outcome = f"**{outcome}**"
-            failures.append(test)
-        if test.get("reason"):
-            outcome += f": {test['reason']}"
-        lines.append(f"| {cell(code(test['id']))} | {cell(outcome)} |")
+    cases = results.cases_from_dicts(run["cases"])
+    lines += [f"| {cell(code(test))} | {cell(test_cell(group))} |" for test, group in results.by_test(cases)]
     lines.append("")
-    for test in failures:
-        lines += _details_block(f"{test['id']} ({test['outcome']})", test.get("details"))
+    for case in cases:
+        if case.outcome.fails:
+            lines += _details_block(f"{case.name} ({case.outcome})", case.details)
     return lines
 
 
@@ -233,7 +275,7 @@ def isolation_section(entry):
     for item in items:
         enabled, disabled = item.get("enabled") or {}, item.get("disabled") or {}
         lines.append(f"| {code(item.get('path'))} | {counts_text(disabled)} | {counts_text(enabled)} | "
-                     f"{_yes_no(enabled == disabled)} |")
+                     f"{_yes_no(item.get('same'))} |")
     return lines + [""]
 
 
@@ -303,7 +345,7 @@ def log_section(entry):
         return lines
     results = entry["results"]
     total = results["totals"]
-    lines += [f"Totals: {total.get('run', 0)} tests run: {counts_text(total)}.", ""]
+    lines += [f"Totals: {tests_and_cases(total)} run: {counts_text(total)}.", ""]
     for run in sorted(results["runs"], key=lambda r: (r["path"], not r["initial_grad_mode"])):
         lines += run_section(run, entry.get("file_status") or {})
     return lines + isolation_section(entry) + coverage_section(entry)
@@ -326,14 +368,24 @@ def _base_text(patch):
             f"{code(patch['base_blob'] or '?')} (the patch still applies)")
 
 
+def _upstream_title(upstream):
+    """``torch 2.14.1+cpu (`upstream-2.14.1.json`)``: which run of the upstream env this is."""
+    torch = f"torch {upstream['torch']}" if upstream.get("torch") else "torch not recorded"
+    return torch + (f" ({code(upstream['file'])})" if upstream.get("file") else "")
+
+
 def upstream_section(upstream):
+    """One upstream results file (one torch): every patch, its cases and the failures' tracebacks."""
+    if upstream["state"] == "absent" and upstream.get("file") is None:
+        return [upstream["message"], ""]
+    lines = [f"### {_upstream_title(upstream)}", ""]
     if upstream["state"] != "ran":
         text = upstream["message"]
-        return [f"**{text}** ({code(upstream['file'])})" if upstream["state"] == "corrupt" else text, ""]
-    lines = []
+        return lines + [f"**{text}**" if upstream["state"] in ("corrupt", "unknown_format") else text, ""]
     for patch in upstream["patches"]:
         ref, ref_note = _upstream_ref(patch["upstream"])
-        lines += [f"### {code(patch['patch'])}", "",
+        cases = results.cases_from_dicts(patch["cases"])
+        lines += [f"#### {code(patch['patch'])}", "",
                   f"- patches {code(patch['target'] or '?')} of {ref}" + (f" ({ref_note})" if ref_note else ""),
                   f"- PyTorch source: {code(patch['source']) if patch['source'] else 'not recorded'}",
                   f"- base file matches the patch: {_base_text(patch)}",
@@ -341,20 +393,25 @@ def upstream_section(upstream):
                   f"- torch {patch['torch_version'] or 'not recorded'}, device {patch['device'] or 'not recorded'}, "
                   f"python {code(patch['python_executable'] or '?')}"
                   + (f", {patch['seconds']} s" if patch.get("seconds") is not None else ""),
-                  f"- tests: {counts_text(upstream_counts(patch))}", ""]
-        if not patch["tests"]:
+                  f"- {tests_and_cases(patch['counts'])}: {counts_text(patch['counts'], fails_upstream_run)}", ""]
+        if not cases:
             lines += ["No per-test results recorded.", ""]
             continue
-        lines += ["| test | outcome | reason |", "| --- | --- | --- |"]
-        for test in patch["tests"]:
-            outcome = f"**{test['outcome']}**" if test["kind"] in ("failed", "error") else test["outcome"]
-            lines.append(f"| {cell(code(test['name']))} | {cell(outcome)} | {cell(test['reason'] or '')} |")
+        lines += ["| test | outcome |", "| --- | --- |"]
+        lines += [f"| {cell(code(test))} | {cell(test_cell(group))} |" for test, group in results.by_test(cases)]
         lines.append("")
-        for test in patch["tests"]:
-            if test["kind"] in ("failed", "error") and test.get("traceback"):
-                lines += _details_block(f"{test['name']} ({test['outcome']})", test["traceback"])
-    lines += [f"- note: {note}" for note in upstream["notes"]]
-    return lines
+        for case in cases:
+            if fails_upstream_run(case.outcome) and case.details:
+                lines += _details_block(f"{case.name} ({case.outcome})", case.details)
+    return lines + [f"- note: {note}" for note in upstream["notes"]] + ([""] if upstream["notes"] else [])
+
+
+def upstream_summary(upstream):
+    """One line per upstream results file for the top of the report."""
+    if upstream["state"] != "ran":
+        return f"{_upstream_title(upstream)}: {upstream['message']}" if upstream.get("file") else upstream["message"]
+    return f"{_upstream_title(upstream)}: " + "; ".join(
+        f"{p['patch'] or 'patch'}: " + counts_text(p["counts"], fails_upstream_run) for p in upstream["patches"])
 
 
 # --------------------------------------------------------------------------- document
@@ -370,12 +427,7 @@ def render(doc):
              + ", ".join(code(name) for name in doc["expected_envs"]) + ".", ""]
     lines += [f"Note: {note}" for note in doc["notes"]] + ([""] if doc["notes"] else [])
     lines += summary(doc) + [""]
-    upstream = doc["upstream"]
-    if upstream["state"] == "ran":
-        lines += ["Upstream patches: " + "; ".join(
-            f"{p['patch'] or 'patch'}: " + counts_text(upstream_counts(p)) for p in upstream["patches"]), ""]
-    else:
-        lines += [f"Upstream patches: {upstream['message']}", ""]
+    lines += ["Upstream patches:", ""] + [f"- {upstream_summary(upstream)}" for upstream in doc["upstream"]] + [""]
     if problems:
         lines += ["Problems:", ""] + [f"- {cell(problem)}" for problem in problems] + [""]
     lines += ["## 【测试环境】", ""]
@@ -385,5 +437,7 @@ def render(doc):
     lines += ["## 【测试日志】", ""]
     for entry in doc["envs"]:
         lines += log_section(entry)
-    lines += ["## 【upstream patch 实跑日志】", ""] + upstream_section(upstream)
+    lines += ["## 【upstream patch 实跑日志】", ""]
+    for upstream in doc["upstream"]:
+        lines += upstream_section(upstream)
     return "\n".join(lines).rstrip() + "\n"

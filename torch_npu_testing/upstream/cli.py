@@ -16,11 +16,10 @@ the user can fix (one line on stderr; nothing was changed).
 """
 import os
 import shutil
-import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from . import inplace, manifest, patches, refresh, runner, scratch, source
+from . import inplace, manifest, patches, refresh, runner, scratch, source, torches
 
 SUBCOMMANDS = ("check", "run", "apply", "revert", "scratch", "refresh", "diff")
 
@@ -45,6 +44,14 @@ def add_arguments(parser):
     run.add_argument("--if-source", action="store_true",
                      help="without a source (no --source, no $PYTORCH_SRC) say so and exit 0")
     run.add_argument("--python", metavar="PY", help="interpreter that runs the tests (default: this one)")
+    run.add_argument("--each-torch", action="store_true",
+                     help="run once under each torch release the manifest lists (run_under), each in its own venv")
+    run.add_argument("--torch", action="append", metavar="X.Y.Z", dest="torch_releases",
+                     help="with --each-torch: these releases instead of the manifest's (repeatable)")
+    run.add_argument("--venvs", metavar="DIR", help="with --each-torch: where the per-release venvs live "
+                     "(default: .upstream-venvs/)")
+    run.add_argument("--results-dir", metavar="DIR",
+                     help="write upstream.json (or, with --each-torch, upstream-<torch>.json per release) here")
     run.add_argument("--scratch", metavar="DIR", help="use (and keep) this new directory as the scratch copy")
     run.add_argument("--keep-scratch", action="store_true", help="keep the temporary scratch copy and logs")
     run.add_argument("--timeout", type=int, default=runner.DEFAULT_TIMEOUT, metavar="S",
@@ -159,27 +166,63 @@ def cmd_refresh(args):
 
 
 def cmd_run(args):
+    if args.each_torch and args.python:
+        raise UsageError("--each-torch and --python exclude each other (--each-torch picks the interpreters)")
+    if (args.torch_releases or args.venvs) and not args.each_torch:
+        raise UsageError("--torch and --venvs go with --each-torch")
+    if args.results and args.results_dir:
+        raise UsageError("--results and --results-dir exclude each other")
+    if args.each_torch and args.results:
+        raise UsageError("--each-torch writes one file per torch: use --results-dir DIR, not --results")
     given = source.given_source(args.source)
     if given is None:
         if args.if_source:
             _say(f"upstream: skipped: {source.NO_SOURCE}")
-            if args.results:
-                runner.write_results(args.results, {"kind": "torch_npu_testing.upstream", "format": 1,
-                                                    "skipped": True, "reason": source.NO_SOURCE, "ok": True,
-                                                    "patches": []})
+            results_path = args.results or _fresh_results_dir(args.results_dir, "upstream.json")
+            if results_path:
+                runner.write_results(results_path, runner.skipped_document(source.NO_SOURCE))
             return 0
         raise UsageError(source.NO_SOURCE)
     checkout = source.validate(given)
     selected, data = _load(args)
-    python = _interpreter(args.python) if args.python else None
-    statuses, runs, kept = runner.run(checkout, selected, data, python=python, scratch=args.scratch,
+    if not args.each_torch:
+        python = _interpreter(args.python) if args.python else None
+        return _run_under(args, checkout, selected, data, python,
+                          args.results or _fresh_results_dir(args.results_dir, "upstream.json"), args.scratch)
+    releases = torches.releases_to_run(data, [patch.name for patch in selected], args.torch_releases)
+    venvs = args.venvs or os.path.join(os.getcwd(), ".upstream-venvs")
+    status = 0
+    for index, release in enumerate(releases):
+        _say(f"upstream: === torch {release} ===")
+        python = torches.interpreter_for(release, venvs, say=_say)
+        results_path = (_fresh_results_dir(args.results_dir, f"upstream-{release}.json", clear=index == 0)
+                        if args.results_dir else None)
+        scratch_dir = os.path.join(args.scratch, f"torch-{release}") if args.scratch else None
+        status = max(status, _run_under(args, checkout, selected, data, str(python), results_path, scratch_dir))
+    return status
+
+
+def _fresh_results_dir(directory, name, clear=True):
+    """``directory/name``; with ``clear``, earlier upstream results there are removed first (they would be
+    read as this run's)."""
+    if not directory:
+        return None
+    os.makedirs(directory, exist_ok=True)
+    if clear:
+        for old in Path(directory).glob("upstream*.json"):
+            old.unlink()
+    return os.path.join(directory, name)
+
+
+def _run_under(args, checkout, selected, data, python, results_path, scratch_dir):
+    statuses, runs, kept = runner.run(checkout, selected, data, python=python, scratch=scratch_dir,
                                       keep=args.keep_scratch, timeout=args.timeout, echo=args.verbose)
     for status, patch_run in zip(statuses, runs):
         _report_patch(status, patch_run, data)
     document = runner.results_document(checkout, runs)
-    if args.results:
-        runner.write_results(args.results, document)
-        _say(f"upstream: results written to {args.results}")
+    if results_path:
+        runner.write_results(results_path, document)
+        _say(f"upstream: results written to {results_path}")
     if kept:
         _say(f"upstream: scratch copy kept in {kept}")
     return 0 if document["ok"] else 1
@@ -197,22 +240,5 @@ def _interpreter(value):
 
 
 def _report_patch(status, patch_run, data):
-    info = patch_run.data
-    base = ("base is the recorded base" if status.base_matches else
-            f"base is NOT the recorded base {status.recorded_base[:12]} (found {status.actual_base[:12]}); "
-            "the patch still applies")
-    _say(f"upstream: {info['patch']} [{manifest.upstream_ref(data, info['patch'])}]: {base}; "
-         f"torch {info['torch']} on {info['device']}")
-    width = max((len(outcome) for outcome in runner.OUTCOMES), default=10)
-    for test in patch_run.tests:
-        reason = f": {test['reason']}" if test.get("reason") else ""
-        _say(f"  {test['outcome']:<{width}}  {test['name']}{reason}")
-    for test in patch_run.unexpected:
-        if test.get("traceback"):
-            _say(f"--- {test['name']}")
-            sys.stdout.write(test["traceback"].rstrip() + "\n")
-    counts = ", ".join(f"{count} {outcome.replace('_', ' ')}" for outcome, count in info["counts"].items() if count)
-    verdict = "FAILED" if patch_run.unexpected else "ok"
-    _say(f"upstream: {info['patch']}: {counts or 'no tests'}: {verdict}")
-    for name in info["stale_expected_failures"]:
-        _say(f"upstream: note: the manifest expects {name} to fail here, but no such test ran")
+    for line in runner.report_lines(status, patch_run, data):
+        _say(line)

@@ -1,101 +1,42 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Run one patched upstream test file and write per-test outcomes as JSON.
+"""Run one patched upstream test file and write its test cases as JSON.
 
 Executed by path with the interpreter under test (``python driver.py TEST_FILE RESULTS_JSON``), so it
-uses the standard library only and never imports torch_npu_testing: the interpreter may be one where
-this kit is not installed. The test module is imported under its own name (so its
-``if __name__ == "__main__"`` block does not run), its tests are loaded and run with unittest in this
-one process, as ``python TEST_FILE`` would, and each outcome is recorded:
-passed, failed, error, skipped (with the skip reason), expected_failure / unexpectedly_passing (for
-tests upstream marks ``@expectedFailure``). The device is the module's ``DEVICE`` (the patches define
-it); a module that fails to import is one ``error`` named ``<import>``.
+uses the standard library only and never imports the package torch_npu_testing: the interpreter may be
+one where this kit is not installed. It records with the kit's one results model all the same:
+``results.py`` is standard library only, and the driver loads it by file path from the package folder
+above its own (:func:`load_results_module`).
+
+The test module is imported under its own name (so its ``if __name__ == "__main__"`` block does not
+run), its tests are loaded and run with unittest in this one process, as ``python TEST_FILE`` would,
+and every case is recorded (:class:`CaseRecorder`: passing subtests too; skips with their reason;
+``expected_failure`` / ``unexpected_success`` for tests upstream marks ``@expectedFailure``). The
+device is the module's ``DEVICE`` (the patches define it); a module that fails to import is one
+``error`` case named ``<import>``.
 """
 import importlib.util
 import json
 import os
 import sys
 import time
-import traceback
 import unittest
 
-_RANK = {"passed": 0, "skipped": 1, "expected_failure": 1, "unexpectedly_passing": 2, "failed": 3, "error": 4}
+RESULTS_MODULE = "_torch_npu_testing_results"
 
 
-def _name(test):
-    method = getattr(test, "_testMethodName", None)
-    if method is None:  # _ErrorHolder: setUpClass / setUpModule failures
-        return str(getattr(test, "description", test))
-    return f"{type(test).__name__}.{method}"
-
-
-def _summary(err):
-    exc_type, value, _ = err
-    lines = "".join(traceback.format_exception_only(exc_type, value)).strip().splitlines()
-    first = lines[0] if lines else exc_type.__name__
-    return first if len(first) <= 400 else first[:397] + "..."
-
-
-def _trace(err, limit=6000):
-    text = "".join(traceback.format_exception(*err))
-    return text if len(text) <= limit else "...\n" + text[-limit:]
-
-
-class RecordingResult(unittest.TextTestResult):
-    """A TextTestResult that also keeps one record per test (the worst outcome it had)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.records = {}
-        self._started = {}
-
-    def _record(self, test, outcome, reason="", trace=None):
-        name = _name(test)
-        previous = self.records.get(name)
-        if previous is not None and _RANK[previous["outcome"]] >= _RANK[outcome]:
-            return
-        record = {"name": name, "outcome": outcome, "reason": reason}
-        if trace:
-            record["traceback"] = trace
-        started = self._started.get(name)
-        if started is not None:
-            record["seconds"] = round(time.monotonic() - started, 3)
-        self.records[name] = record
-
-    def startTest(self, test):
-        self._started[_name(test)] = time.monotonic()
-        super().startTest(test)
-
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        self._record(test, "passed")
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._record(test, "failed", _summary(err), _trace(err))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        self._record(test, "error", _summary(err), _trace(err))
-
-    def addSkip(self, test, reason):
-        super().addSkip(test, reason)
-        self._record(test, "skipped", str(reason))
-
-    def addExpectedFailure(self, test, err):
-        super().addExpectedFailure(test, err)
-        self._record(test, "expected_failure", "marked @expectedFailure upstream: " + _summary(err))
-
-    def addUnexpectedSuccess(self, test):
-        super().addUnexpectedSuccess(test)
-        self._record(test, "unexpectedly_passing", "marked @expectedFailure upstream, but passed")
-
-    def addSubTest(self, test, subtest, err):
-        super().addSubTest(test, subtest, err)
-        if err is not None:
-            failed = issubclass(err[0], test.failureException)
-            self._record(test, "failed" if failed else "error", f"{subtest._subDescription()}: {_summary(err)}",
-                         _trace(err))
+def load_results_module():
+    """The kit's results model (``torch_npu_testing/results.py``), loaded by path from beside this file's
+    package, so that a kit that is not installed in this interpreter still records the kit's way."""
+    name = RESULTS_MODULE
+    if name in sys.modules:
+        return sys.modules[name]
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
 
 
 def _torch_version():
@@ -110,6 +51,7 @@ def _torch_version():
 
 
 def run(test_file, results_file):
+    results = load_results_module()
     # Run by path, Python put this file's folder first on sys.path; its sibling modules (manifest,
     # source, ...) must not shadow anything the test imports.
     own_dir = os.path.dirname(os.path.abspath(__file__))
@@ -122,27 +64,21 @@ def run(test_file, results_file):
         if path not in sys.path:
             sys.path.insert(0, path)
     sys.argv = [test_file]
-    payload = {"python": sys.version.split()[0], "file": test_file, "device": None, "tests": []}
+    payload = {"format": results.FORMAT, "python": sys.version.split()[0], "file": test_file, "device": None}
+    started = time.monotonic()
     try:
         spec = importlib.util.spec_from_file_location(module_name, test_file)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
     except BaseException as exc:  # noqa: BLE001 - any failure at import (SystemExit too) is the result
-        err = (type(exc), exc, exc.__traceback__)
-        payload["tests"].append({"name": "<import>", "outcome": "error", "reason": _summary(err),
-                                 "traceback": _trace(err)})
-        payload["torch"] = _torch_version()
-        _write(results_file, payload)
-        return 0
-    payload["device"] = getattr(module, "DEVICE", None)
-    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
-    runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=2, resultclass=RecordingResult)
-    started = time.monotonic()
-    result = runner.run(suite)
+        cases = [results.import_error_case(test_file, (type(exc), exc, exc.__traceback__))]
+    else:
+        payload["device"] = getattr(module, "DEVICE", None)
+        cases = results.run_tests(unittest.defaultTestLoader.loadTestsFromModule(module), test_file, sys.stderr)
     payload["seconds"] = round(time.monotonic() - started, 3)
-    payload["tests"] = sorted(result.records.values(), key=lambda record: record["name"])
     payload["torch"] = _torch_version()
+    payload["cases"] = results.cases_to_dicts(cases)
     _write(results_file, payload)
     return 0
 

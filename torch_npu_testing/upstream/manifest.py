@@ -28,12 +28,11 @@ A patch with no entry still works: its base is then the one in its ``index`` lin
 expected.
 """
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import write_text_atomic
 from ..errors import UsageError
 
 MANIFEST_NAME = "manifest.json"
@@ -153,21 +152,6 @@ def update_base(data, name, base_blob, commit=None, tag=None, repo="pytorch/pyto
     item.setdefault("upstream", {"repo": repo, "tag": None, "commit": None})
     item.setdefault("expected_failures", [])
     return data
-
-
-def write_text_atomic(path, text):
-    """Write ``text`` through a temp file and a rename: an interrupted write never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def save(data, path):

@@ -11,6 +11,7 @@ All patches are computed before any file is written.
 import os
 from pathlib import Path
 
+from ..atomic import write_text_atomic
 from ..errors import UsageError
 from . import gitutil, manifest
 from .patches import PATCH_SUFFIX, check_patches_dir, discover, parse_patch, resolve_name
@@ -84,7 +85,7 @@ def refresh(patches_dir, manifest_path, scratch, source, requested=None, added=N
                 raise UsageError(f"regenerated {name} does not apply to its base: {verdict.first_error}")
             results.append((name, text, base_blob))
     for name, text, base_blob in results:
-        manifest.write_text_atomic(patches_dir / name, text)
+        write_text_atomic(patches_dir / name, text)
         manifest.update_base(data, name, base_blob, commit=commit, tag=tag)
     manifest.save(data, manifest_path)
     return [(name, base_blob, tag or commit) for name, _, base_blob in results]

@@ -1,19 +1,23 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""``upstream run``: patch scratch copies of the upstream tests, run them, classify each test.
+"""``upstream run``: patch scratch copies of the upstream tests, run them, classify each test case.
 
 Each patched file runs in its own subprocess (:mod:`torch_npu_testing.upstream.driver`) with the
 chosen interpreter, from the scratch copy's ``test/`` directory, on the device the patched file
-resolves. Outcomes are then matched with the manifest's expected failures for the installed torch
-version and that device:
+resolves. The driver records :class:`~torch_npu_testing.results.Case` records; their outcomes are then
+matched with the manifest's expected failures for the installed torch version and that device:
 
 ========================  ==========================================================================
 ``passed``                passed
 ``failed`` / ``error``    failed (assertion) / raised; not expected -> the run fails
 ``skipped``               skipped, with the skip reason
-``expected_failure``      failed or raised, and the manifest expects it here (reason from the manifest)
-``unexpectedly_passing``  passed although the manifest expects it to fail here (update the manifest)
+``expected_failure``      failed or raised, and the manifest expects it here (reason from the manifest),
+                          or upstream marks it ``@expectedFailure``
+``unexpected_success``    passed although the manifest (or upstream's ``@expectedFailure``) expects it
+                          to fail here: not a failure of the run, but update the manifest
 ========================  ==========================================================================
+
+A test with subtests is one case per subtest; a manifest entry names the test and covers its cases.
 """
 import json
 import os
@@ -21,50 +25,66 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import results
+from ..atomic import write_text_atomic
+from ..results import Outcome
 from . import manifest
 from .scratch import assess, ensure_empty_dir, prepare, require_all_apply
 
 DRIVER = Path(__file__).resolve().with_name("driver.py")
-OUTCOMES = ("passed", "failed", "error", "skipped", "expected_failure", "unexpectedly_passing")
-UNEXPECTED = ("failed", "error")
+OUTCOMES = tuple(outcome.value for outcome in Outcome)
+KIND = "upstream"
 DEFAULT_TIMEOUT = 1800
+
+
+def fails_upstream_run(outcome):
+    """Whether a classified outcome fails the upstream run: a failure the manifest does not expect.
+
+    An unexpected success does not: it says the manifest needs updating (a note, not a failure).
+    """
+    return outcome.fails and outcome is not Outcome.UNEXPECTED_SUCCESS
 
 
 @dataclass
 class PatchRun:
-    """Results of one patched file, as written to the results JSON."""
+    """Results of one patched file: ``data`` as written to the results JSON, ``tests`` its cases."""
 
     data: dict
     tests: list = field(default_factory=list)
 
     @property
     def unexpected(self):
-        return [test for test in self.tests if test["outcome"] in UNEXPECTED]
+        return [case for case in self.tests if fails_upstream_run(case.outcome)]
 
 
-def classify(records, failures, torch_version, device):
-    """Turn the driver's raw records into final outcomes using the manifest's expected failures."""
-    tests = []
-    for record in records:
-        record = dict(record)
-        expected = manifest.expected_failure_for(failures, record["name"], torch_version, device)
-        if expected is not None and record["outcome"] in UNEXPECTED:
-            record["detail"] = record.get("reason", "")
-            record["outcome"] = "expected_failure"
-            record["reason"] = expected.reason
-        elif expected is not None and record["outcome"] == "passed":
-            record["outcome"] = "unexpectedly_passing"
-            record["reason"] = f"passed, but the manifest expects a failure here: {expected.reason}"
-        tests.append(record)
-    return tests
+def classify(cases, failures, torch_version, device):
+    """The driver's cases with the manifest's expected failures applied, sorted by test.
+
+    For a test the manifest expects to fail here, its failing cases become ``expected_failure`` (with
+    the manifest's reason); when none of its cases failed, its passing cases become
+    ``unexpected_success``.
+    """
+    classified = []
+    for test, group in results.by_test(cases):
+        expected = manifest.expected_failure_for(failures, test, torch_version, device)
+        failing = [case for case in group if case.outcome in (Outcome.FAILED, Outcome.ERROR)]
+        for case in group:
+            if expected is not None and case in failing:
+                case = replace(case, outcome=Outcome.EXPECTED_FAILURE, reason=expected.reason,
+                               details=case.details or case.reason)
+            elif expected is not None and not failing and case.outcome is Outcome.PASSED:
+                case = replace(case, outcome=Outcome.UNEXPECTED_SUCCESS,
+                               reason=f"passed, but the manifest expects a failure here: {expected.reason}")
+            classified.append(case)
+    return sorted(classified, key=lambda case: case.id)
 
 
-def stale_expectations(failures, tests, torch_version, device):
+def stale_expectations(failures, cases, torch_version, device):
     """Manifest entries that apply here but name no test that ran (renamed or removed upstream)."""
-    names = [test["name"] for test in tests]
+    names = {case.id for case in cases}
     return [failure.test for failure in failures
             if failure.applies(torch_version, device)
             and not any(manifest._same_test(failure.test, name) for name in names)]
@@ -97,7 +117,10 @@ def run_driver(python, test_file, results_file, log_file, cwd, timeout, echo=Fal
                 if line.strip()][-1:]
         return None, (f"the test process exited with status {completed.returncode} without results"
                       + (f" ({tail[0].strip()})" if tail else ""))
-    return json.loads(Path(results_file).read_text(encoding="utf-8")), None
+    payload = json.loads(Path(results_file).read_text(encoding="utf-8"))
+    if payload.get("format") != results.FORMAT:
+        return None, f"the driver wrote results of format {payload.get('format')!r}, not {results.FORMAT!r}"
+    return payload, None
 
 
 def run(source, patches, data, python=None, scratch=None, keep=False, timeout=DEFAULT_TIMEOUT, echo=False):
@@ -126,10 +149,11 @@ def run(source, patches, data, python=None, scratch=None, keep=False, timeout=DE
             payload, problem = run_driver(python, root / patch.target, results_file, log_file, cwd, timeout, echo)
             if payload is None:
                 payload = {"torch": None, "device": None, "python": None,
-                           "tests": [{"name": "<run>", "outcome": "error", "reason": problem}]}
+                           "cases": [results.Case(file=patch.target, id="<run>", outcome=Outcome.ERROR,
+                                                  reason=problem).to_dict()]}
             failures = manifest.expected_failures(data, patch.name)
-            tests = classify(payload["tests"], failures, payload.get("torch"), payload.get("device"))
-            counts = {outcome: sum(1 for test in tests if test["outcome"] == outcome) for outcome in OUTCOMES}
+            cases = [replace(case, file=patch.target) for case in results.cases_from_dicts(payload["cases"])]
+            tests = classify(cases, failures, payload.get("torch"), payload.get("device"))
             entry = manifest.entry(data, patch.name)
             runs.append(PatchRun(data={
                 "patch": patch.name,
@@ -145,7 +169,7 @@ def run(source, patches, data, python=None, scratch=None, keep=False, timeout=DE
                 "torch": payload.get("torch"),
                 "device": payload.get("device"),
                 "seconds": payload.get("seconds"),
-                "counts": counts,
+                "counts": results.tally(tests),
                 "stale_expected_failures": stale_expectations(
                     failures, tests, payload.get("torch"), payload.get("device")),
                 "log": str(log_file) if keep else None,
@@ -161,25 +185,51 @@ def results_document(source, runs):
     patches = []
     for patch_run in runs:
         item = dict(patch_run.data)
-        item["tests"] = patch_run.tests
+        item["cases"] = results.cases_to_dicts(patch_run.tests)
         patches.append(item)
     unexpected = sum(len(patch_run.unexpected) for patch_run in runs)
     return {
-        "kind": "torch_npu_testing.upstream",
-        "format": 1,
+        "format": results.FORMAT,
+        "kind": KIND,
         "source": str(source),
         "torch": runs[0].data["torch"] if runs else None,
         "device": runs[0].data["device"] if runs else None,
         "ok": unexpected == 0,
         "unexpected_failures": unexpected,
-        "outcomes": list(OUTCOMES),
         "patches": patches,
     }
 
 
+def skipped_document(reason):
+    """The results of a run that did not happen (no PyTorch source), with the reason."""
+    return {"format": results.FORMAT, "kind": KIND, "skipped": True, "reason": reason, "ok": True, "patches": []}
+
+
+def report_lines(status, patch_run, data):
+    """What ``upstream run`` prints for one patch: its base and torch, every case, the tracebacks of
+    unexpected failures, the counts and verdict, and manifest entries that named no test."""
+    info = patch_run.data
+    base = ("base is the recorded base" if status.base_matches else
+            f"base is NOT the recorded base {status.recorded_base[:12]} (found {status.actual_base[:12]}); "
+            "the patch still applies")
+    lines = [f"upstream: {info['patch']} [{manifest.upstream_ref(data, info['patch'])}]: {base}; "
+             f"torch {info['torch']} on {info['device']}"]
+    width = max(len(outcome) for outcome in OUTCOMES)
+    lines += [f"  {case.outcome.value:<{width}}  {case.name}" + (f": {case.reason}" if case.reason else "")
+              for case in patch_run.tests]
+    for case in patch_run.unexpected:
+        if case.details:
+            lines += [f"--- {case.name}", case.details.rstrip()]
+    counts = info["counts"]
+    text = ", ".join(f"{counts[outcome.value]} {outcome.label}" for outcome in Outcome if counts[outcome.value])
+    if text:
+        text += f" ({counts['tests']} tests, {counts['cases']} cases)"
+    verdict = "FAILED" if patch_run.unexpected else "ok"
+    lines.append(f"upstream: {info['patch']}: {text or 'no tests'}: {verdict}")
+    lines += [f"upstream: note: the manifest expects {name} to fail here, but no such test ran"
+              for name in info["stale_expected_failures"]]
+    return lines
+
+
 def write_results(path, document):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(document, indent=2) + "\n")

@@ -1,0 +1,116 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""``search``: AST hits per ref in a fake Ascend checkout, summary lines, JSON, and every bad input."""
+import json
+import subprocess
+
+import pytest
+
+from torch_npu_testing.__main__ import main
+from torch_npu_testing.task import callfinder
+
+from ascend_fixture import API, make_ascend
+
+
+@pytest.fixture(scope="module")
+def ascend(tmp_path_factory):
+    return make_ascend(tmp_path_factory.mktemp("search") / "ascend")
+
+
+def hits_by_test(branch):
+    return {callfinder.test_id(hit): hit["kind"] for hit in branch["hits"]}
+
+
+def test_search_finds_every_call_form_per_branch(ascend, tmp_path, capsys):
+    out = tmp_path / "search.json"
+    assert main(["search", API, "--ascend", str(ascend), "--branches", "master", "v2.7.1", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    assert doc["format"] == "torch_npu_testing.search/1" and doc["api"] == API
+    master, v271 = doc["repos"][0]["branches"]
+    prefix = "test/npu/test_grad.py::TestGrad::"
+    assert hits_by_test(master) == {
+        prefix + "test_chained": "direct", prefix + "test_alias_module": "direct", prefix + "test_instance": "direct",
+        prefix + "test_as_name": "direct", "test/npu/test_grad.py::test_module_level": "direct",
+        prefix + "test_named_only": "mention", prefix + "test_owner_only": "mention"}
+    assert hits_by_test(v271) == {prefix + "test_chained": "direct", prefix + "test_alias_module": "direct",
+                                  prefix + "test_owner_only": "mention"}
+    assert v271["unparsable"] == ["test/npu/test_broken.py"]
+    commit = subprocess.run(["git", "rev-parse", "v2.7.1"], cwd=ascend, capture_output=True, text=True).stdout.strip()
+    assert v271["commit"] == commit
+    line = f"2 tests call {API} directly on v2.7.1 ({commit[:7]}), 1 related test"
+    assert v271["summary"] == line and line in text
+    assert f"5 tests call {API} directly on master" in text
+    assert f"git -C {ascend} grep -l -w -F --all-match -e set_grad_enabled -e clone v2.7.1 -- test" in text
+    assert f"`{prefix}test_chained` (line 8): direct call" in text
+
+
+def test_search_rerun_command_is_exact(ascend, capsys):
+    assert main(["search", API, "--ascend", str(ascend), "--branches", "v2.7.1"]) == 0
+    capsys.readouterr()
+    listed = subprocess.run(["git", "grep", "-l", "-w", "-F", "--all-match", "-e", "set_grad_enabled", "-e", "clone",
+                             "v2.7.1", "--", "test"], cwd=ascend, capture_output=True, text=True).stdout.split()
+    assert listed == ["v2.7.1:test/npu/test_broken.py", "v2.7.1:test/npu/test_grad.py"]
+
+
+def test_callfinder_ignores_unrelated_clone():
+    text = "import torch\n\ndef test_a():\n    torch.ones(1).clone()\n"
+    assert callfinder.find_tests(text, "t.py", [API], ["torch.autograd.grad_mode.set_grad_enabled"]) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["search", "torch..x", "--ascend", "{ascend}"], "cannot parse API name"),
+    (["search", "numpy.add", "--ascend", "{ascend}"], "cannot parse API name"),
+    (["search", API, "--ascend", "{missing}"], "not a directory"),
+    (["search", API, "--ascend", "{plain}"], "not a git work tree"),
+    (["search", API, "--ascend", "{ascend}/test"], "inside the git work tree"),
+    (["search", API, "--ascend", "{other}"], "not an Ascend/pytorch checkout"),
+    (["search", API, "--ascend", "{ascend}", "--branches", "v9.9"], "unknown ref 'v9.9'"),
+    (["search", API, "--ascend", "{ascend}", "--pytorch", "{ascend}"], "not a PyTorch checkout"),
+    (["search", API, "--ascend", "{ascend}", "--json", "{missing}/x.json"], "does not exist"),
+])
+def test_search_bad_input_is_one_line_exit_2_nothing_written(ascend, tmp_path, capsys, argv, message):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=other, check=True)
+    values = {"ascend": ascend, "missing": tmp_path / "missing", "plain": plain, "other": other}
+    json_path = tmp_path / "out.json"
+    argv = [a.format(**values) for a in argv] + ([] if "--json" in argv else ["--json", str(json_path)])
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and message in captured.err, captured.err
+    assert not json_path.exists()
+
+
+def test_pytorch_checkout_is_searched_the_same_way(ascend, tmp_path, capsys):
+    pytorch = tmp_path / "pytorch"
+    (pytorch / "torch").mkdir(parents=True)
+    (pytorch / "test").mkdir()
+    (pytorch / "torch" / "__init__.py").write_text("")
+    (pytorch / "test" / "test_autograd.py").write_text(
+        "import torch\n\nclass TestAutograd:\n    def test_clone(self):\n"
+        "        torch.autograd.set_grad_enabled(True).clone()\n")
+    commit = ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "p"]
+    for args in (["init", "-q"], ["add", "-A"], commit):
+        subprocess.run(["git", *args], cwd=pytorch, check=True)
+    out = tmp_path / "s.json"
+    assert main(["search", API, "--ascend", str(ascend), "--pytorch", str(pytorch), "--json", str(out)]) == 0
+    repos = json.loads(out.read_text())["repos"]
+    assert [repo["role"] for repo in repos] == ["ascend", "pytorch"]
+    assert repos[1]["branches"][0]["ref"] == "HEAD"
+    assert hits_by_test(repos[1]["branches"][0]) == {"test/test_autograd.py::TestAutograd::test_clone": "direct"}
+    assert "#### pytorch `HEAD`" in capsys.readouterr().out
+
+
+def test_without_torch_only_the_name_and_aliases_given_are_searched(ascend, monkeypatch, capsys):
+    from torch_npu_testing.task import search
+    monkeypatch.setattr(search.importlib.util, "find_spec", lambda name: None)
+    assert main(["search", API, "--ascend", str(ascend), "--branches", "master",
+                 "--alias", "torch.set_grad_enabled.clone"]) == 0
+    text = capsys.readouterr().out
+    assert "torch is not importable here: re-exports not resolved" in text
+    # torch.set_grad_enabled(...).clone() still counts (the alias given); grad_mode.set_grad_enabled(...) too
+    assert "5 tests call" in text

@@ -1,0 +1,94 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Reading committed trees of an Ascend/pytorch or PyTorch checkout without checking anything out.
+
+``search`` and ``docs`` take any git ref (branch, tag, commit id) and read the tree at that ref: a PR
+description names the commit it searched, and the user's work tree stays untouched. Every check runs
+before any output: a directory that is not a git repository, a checkout of the wrong project and an
+unknown ref are each one :class:`UsageError` line.
+"""
+import os
+
+from ..errors import UsageError
+from ..upstream import gitutil
+
+
+def check_repository(directory, role):
+    """The real path of ``directory`` when it is the top of a git work tree, else UsageError."""
+    option = f"--{role}"
+    if not directory or not os.path.isdir(directory):
+        raise UsageError(f"{option} {directory}: not a directory")
+    real = os.path.realpath(directory)
+    top = gitutil.run_git(["rev-parse", "--show-toplevel"], real, confine=False)
+    if not top.ok:
+        raise UsageError(f"{option} {directory}: not a git work tree")
+    if os.path.realpath(top.stdout.strip()) != real:
+        raise UsageError(f"{option} {directory}: inside the git work tree {top.stdout.strip()}; give its top")
+    return real
+
+
+def check_ascend(directory):
+    """An Ascend/pytorch checkout: its HEAD tree has ``torch_npu/__init__.py`` and ``test/``."""
+    real = check_repository(directory, "ascend")
+    if not (exists(real, "HEAD", "torch_npu/__init__.py") and exists(real, "HEAD", "test")):
+        raise UsageError(f"--ascend {directory}: not an Ascend/pytorch checkout (HEAD has no torch_npu/__init__.py "
+                         "and test/)")
+    return real
+
+
+def check_pytorch(directory):
+    """A PyTorch checkout: its HEAD tree has ``torch/__init__.py`` and ``test/``."""
+    real = check_repository(directory, "pytorch")
+    if not (exists(real, "HEAD", "torch/__init__.py") and exists(real, "HEAD", "test")):
+        raise UsageError(f"--pytorch {directory}: not a PyTorch checkout (HEAD has no torch/__init__.py and test/)")
+    return real
+
+
+def exists(directory, ref, path):
+    return gitutil.run_git(["cat-file", "-e", f"{ref}:{path}"], directory).ok
+
+
+def commit_of(directory, ref):
+    """Full commit id of ``ref`` in ``directory``, or UsageError naming the unknown ref."""
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"unknown ref {ref!r} in {directory}")
+    result = gitutil.run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+                             directory)
+    if not result.ok or not result.stdout.strip():
+        raise UsageError(f"unknown ref {ref!r} in {directory} (a branch, tag or commit id)")
+    return result.stdout.strip()
+
+
+def show(directory, ref, path):
+    """Text of ``path`` at ``ref`` (None when absent)."""
+    result = gitutil.run_git(["show", f"{ref}:{path}"], directory)
+    return result.stdout if result.ok else None
+
+
+def read_blobs(directory, ref, paths):
+    """``{path: text}`` for many files at ``ref`` through one ``git cat-file --batch``."""
+    import subprocess
+    if not paths:
+        return {}
+    request = "".join(f"{ref}:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
+    completed = subprocess.run([gitutil.git_executable(), "cat-file", "--batch"], cwd=directory, input=request,
+                               capture_output=True, check=False, env=gitutil._env(directory, True))
+    data = completed.stdout
+    texts = {}
+    position = 0
+    for path in paths:
+        end = data.index(b"\n", position)
+        header = data[position:end].decode("utf-8", "replace").split()
+        position = end + 1
+        if len(header) < 3 or header[1] == "missing":
+            continue
+        size = int(header[2])
+        texts[path] = data[position:position + size].decode("utf-8", "replace")
+        position += size + 1
+    return texts
+
+
+def list_tree(directory, ref, folder):
+    """Paths of the files below ``folder`` at ``ref``."""
+    result = gitutil.run_git(["ls-tree", "-r", "--name-only", ref, "--", folder], directory)
+    return result.stdout.splitlines() if result.ok else []

@@ -1,0 +1,39 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Writing the task commands' files: ``--json`` documents and edited files, each atomically.
+
+A file is written to a temporary file in its own directory and moved into place with ``os.replace``,
+so a reader sees the old content or the new one, never half a file. :func:`check_json_target` runs
+before any work, so a bad ``--json`` path is a one-line error with nothing written.
+"""
+import json
+import os
+
+from ..atomic import write_text_atomic  # noqa: F401 - re-exported for the task commands
+from ..errors import UsageError
+
+
+def check_json_target(path):
+    """UsageError unless ``path`` (may be None) can be created: its folder exists and it is not a folder."""
+    if path is None:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--json {path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"--json {path} is a directory")
+
+
+def write_json(path, document):
+    if path is not None:
+        write_text_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def version_key(version):
+    """Sort key of ``"2.13.0"`` / ``"2.7.1.post9"`` / None (None first)."""
+    numbers = []
+    for piece in (version or "").split("+")[0].split("."):
+        if not piece.isdigit():
+            break
+        numbers.append(int(piece))
+    return tuple(numbers)

@@ -1,0 +1,217 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""``new``: start an API task: the test-file scaffold, ``target_apis.json`` and ``export_branches.json``.
+
+    python -m torch_npu_testing new API --path test/<area>/test_<name>.py [--kit DIR] [--python PY ...]
+                                    [--json PATH]
+
+Writes ``<kit>/<path>`` with the kit's license header, a module docstring naming the API and why the file
+exists, the kit's import line and one TestCase class per contract area (call forms and every parameter,
+dtypes, layouts, sizes, side effects, bad input, threads, errors). Every test is a
+``self.fail("not written yet: ...")`` placeholder, so a scaffold never merges green.
+
+``since`` comes from ``locate`` over the interpreters: ``--python`` ones, else every
+``<kit>/.tox/*/bin/python``, else this interpreter. It is the first torch version (``X.Y``) where the
+API is found when an older one lacks it, null when all have it. The API is added to
+``<kit>/torch_npu_testing/target_apis.json`` and the file to the ``test_files`` of every branch of
+``<kit>/torch_npu_testing/export_branches.json`` whose torch has it (``left_out`` with the reason for the
+others). An API or path already there refuses with nothing changed; all three files are built first and
+written atomically.
+
+JSON (``--json PATH``)::
+
+    {"format": "torch_npu_testing.new/1", "api": NAME, "path": PATH, "since": "2.9"|null,
+     "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows], "written": [PATH...]}
+"""
+import json
+import os
+import re
+import sys
+
+from ..errors import UsageError
+from . import apiname, locate, output
+
+FORMAT = "torch_npu_testing.new/1"
+PATH_RE = re.compile(r"^test/[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/test_[A-Za-z0-9_]+\.py$")
+SUITE_GLOBS = ("test/functorch/*_api.py", "test/npu/test_*.py")
+HEADER = ("# Copyright (c) 2026, torch_npu API-consistency kit contributors.\n"
+          "# SPDX-License-Identifier: BSD-3-Clause\n")
+IMPORTS = "from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least\n"
+AREAS = (
+    ("CallForms", "every call form and every parameter on the installed torch, each shown to take effect",
+     ["positional and keyword call forms"]),
+    ("Dtypes", "float32, float64, float16, bfloat16, integer and bool where accepted; the result dtype",
+     ["float32", "float64", "float16", "bfloat16", "integer and bool inputs"]),
+    ("Layouts", "transposed, sliced, expanded (stride 0), channels_last, each vs the contiguous copy",
+     ["transposed input", "sliced input with a step", "expanded input", "channels_last input"]),
+    ("Sizes", "zero-size dims, 0-d tensors, size-1 dims", ["zero-size dims", "0-d tensor", "size-1 dims"]),
+    ("SideEffects", "in-place mutation, aliasing of outputs, state across repeated calls",
+     ["inputs are not mutated (or are, as upstream)", "output aliasing", "repeated calls"]),
+    ("BadInput", "wrong types and out-of-range values raise the same exception type as upstream",
+     ["wrong argument types", "out-of-range values"]),
+    ("Threads", "thread-local state, if any (else delete this class and say why in the module docstring)",
+     ["state seen by another thread"]),
+    ("Errors", "error messages and exception types match upstream on every supported torch version",
+     ["exception type and message"]),
+)
+
+
+def class_prefix(api):
+    last = api.rsplit(".", 1)[-1].strip("_") or "Api"
+    return "".join(piece[:1].upper() + piece[1:] for piece in last.split("_") if piece)
+
+
+def test_name(text):
+    return "test_" + re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def parameters(signature):
+    """Parameter names of a signature string such as ``(self, mode: bool) -> None``."""
+    if not signature:
+        return []
+    inner = signature[signature.index("(") + 1:]
+    depth, current, names = 0, "", []
+    for char in inner:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            names.append(current)
+            current = ""
+        else:
+            current += char
+    names.append(current)
+    result = []
+    for name in names:
+        name = name.split(":")[0].split("=")[0].strip().lstrip("*")
+        if name and name not in ("self", "cls", "/") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+            result.append(name)
+    return result
+
+
+def render_file(api, rel, since, signature):
+    prefix = class_prefix(api)
+    gate = f"@requires_api(API, since={since!r})\n"
+    doc = ('"""API consistency on the test device of\n\n'
+           f"    ``{api}``\n\n"
+           "Why it exists: the NPU port must behave exactly as upstream PyTorch for this API; the file checks\n"
+           "its contract on every supported torch (a torch without it skips, saying so).\n\n"
+           "Scaffold written by ``python -m torch_npu_testing new``: every test below is a placeholder that\n"
+           "fails until it is written. Say here which contract areas do not apply to this API and why.\n"
+           '"""\n')
+    out = [HEADER + doc + IMPORTS + f"\nimport torch\n\nAPI = {json.dumps(api)}\nDEVICE = device_type()\n"]
+    for area, about, cases in AREAS:
+        if area == "CallForms":
+            cases = cases + [f"parameter {name}" for name in parameters(signature)]
+        body = [f"\n\n{gate}class Test{prefix}{area}(TestCase):\n", f'    """Contract area: {about}."""\n']
+        for case in cases:
+            body.append(f"\n    def {test_name(case)}(self):\n"
+                        f'        self.fail(f"not written yet: {{API}}: {case}")\n')
+        if area == "Errors":
+            body.append("\n    def test_version_differences(self):\n"
+                        "        # Assert the installed version's behaviour where versions differ.\n"
+                        '        self.fail(f"not written yet: {API}: behaviour on torch {torch.__version__} "\n'
+                        '                  f"(at least 2.11: {torch_version_at_least(\'2.11\')})")\n')
+        out.append("".join(body))
+    out.append('\n\nif __name__ == "__main__":\n    run_tests()\n')
+    return "".join(out)
+
+
+def since_from(rows):
+    """``(since, found_versions)``: first X.Y found after an older torch lacked it; None when all have it."""
+    rows = [row for row in rows if row.get("torch")]
+    if not rows:
+        raise UsageError("no interpreter with torch to locate the API in (give --python PY)")
+    rows.sort(key=lambda row: output.version_key(row["torch"]))
+    found = [row for row in rows if row.get("found")]
+    if not found:
+        versions = ", ".join(row["torch"] for row in rows)
+        raise UsageError(f"the API is not found in any torch probed ({versions}): check the name")
+    if found[0] is rows[0]:
+        return None, [row["torch"] for row in found]
+    return ".".join(found[0]["torch"].split(".")[:2]), [row["torch"] for row in found]
+
+
+def has_api(branch_torch, since):
+    return since is None or output.version_key(branch_torch) >= output.version_key(since)
+
+
+def plan(kit, api, rel, since, signature):
+    targets_path = os.path.join(kit, "torch_npu_testing", "target_apis.json")
+    branches_path = os.path.join(kit, "torch_npu_testing", "export_branches.json")
+    target_path = os.path.join(kit, rel)
+    with open(targets_path, encoding="utf-8") as handle:
+        targets = json.load(handle)
+    from ..export import load_branch_map
+    branch_map = load_branch_map(branches_path)
+    if any(entry.get("name") == api for entry in targets.get("apis", [])):
+        raise UsageError(f"{api} is already in {targets_path}: nothing changed")
+    if os.path.exists(target_path) or rel in branch_map.get("files", {}):
+        raise UsageError(f"{rel} already exists in {kit}: nothing changed")
+    targets["apis"].append({"name": api, "task": api, "ascend_task_id": None, "since": since, "test_file": rel})
+    branch_map.setdefault("files", {})[rel] = {"api": api, "title": api.rsplit(".", 1)[-1]}
+    chosen, left_out = [], {}
+    for name, entry in branch_map["branches"].items():
+        if has_api(entry.get("torch", "0"), since):
+            entry.setdefault("test_files", []).append(rel)
+            chosen.append(name)
+        else:
+            reason = f"{api.rsplit('.', 1)[-1]} does not exist in torch {entry.get('torch')} (added in {since})"
+            entry.setdefault("left_out", {})[rel] = reason
+            left_out[name] = reason
+    files = {target_path: render_file(api, rel, since, signature),
+             targets_path: json.dumps(targets, indent=2, ensure_ascii=False) + "\n",
+             branches_path: json.dumps(branch_map, indent=2, ensure_ascii=False) + "\n"}
+    return files, chosen, left_out
+
+
+def add_arguments(parser):
+    parser.add_argument("api", help="dotted API name, e.g. torch.autograd.grad_mode.set_grad_enabled.clone")
+    parser.add_argument("--path", required=True, help="test file to create, test/<area>/test_<name>.py")
+    parser.add_argument("--kit", default=locate.KIT_ROOT, help=f"the kit checkout (default: {locate.KIT_ROOT})")
+    parser.add_argument("--python", action="append", default=[], metavar="PY",
+                        help="interpreters to locate the API in (default: <kit>/.tox/*/bin/python, else this one)")
+    parser.add_argument("--json", metavar="PATH", help=f"also write the {FORMAT} document")
+
+
+def main(args):
+    apiname.parse(args.api)
+    rel = args.path.replace("\\", "/")
+    if not PATH_RE.match(rel):
+        raise UsageError(f"--path {args.path}: give test/<area>/test_<name>.py (relative, letters, digits, _)")
+    output.check_json_target(args.json)
+    kit = os.path.realpath(args.kit)
+    for needed in ("torch_npu_testing/target_apis.json", "torch_npu_testing/export_branches.json"):
+        if not os.path.isfile(os.path.join(kit, needed)):
+            raise UsageError(f"--kit {args.kit}: no {needed} (give the kit checkout)")
+    if not os.path.isdir(os.path.dirname(os.path.join(kit, rel))):
+        raise UsageError(f"--path {rel}: folder {os.path.dirname(rel)} does not exist in {kit}")
+    locate.check_pythons(args.python)
+    pythons = args.python or locate.tox_interpreters(kit)
+    rows = locate.locate_all(args.api, pythons)
+    since, _ = since_from(rows)
+    signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
+    files, chosen, left_out = plan(kit, args.api, rel, since, signature)
+    for path, text in files.items():
+        output.write_text_atomic(path, text)
+    found = ", ".join(row["torch"] for row in rows if row.get("torch") and row.get("found")) or "-"
+    absent = ", ".join(row["torch"] for row in rows if row.get("torch") and not row.get("found")) or "-"
+    print(f"Wrote {rel} (since: {since or 'all supported torch'}; found in torch {found}; absent in {absent})")
+    for row in rows:
+        if not row.get("torch"):
+            print(f"  not probed (ignored for since): {row.get('python')}: {row.get('error')}")
+    print(f"Added {args.api} to torch_npu_testing/target_apis.json")
+    print(f"Listed {rel} for {', '.join(chosen) or 'no branch'} in torch_npu_testing/export_branches.json")
+    for branch, reason in left_out.items():
+        print(f"  left out of {branch}: {reason}")
+    import fnmatch
+    if not any(fnmatch.fnmatch(rel, glob) for glob in SUITE_GLOBS):
+        print(f"Note: the suite looks for {', '.join(SUITE_GLOBS)}; extend DEFAULT_TEST_GLOBS in "
+              "torch_npu_testing/suite.py for this folder")
+    output.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "since": since, "branches": chosen,
+                                  "left_out": left_out, "locate": rows, "written": sorted(files)})
+    sys.stdout.flush()
+    return 0
