@@ -49,7 +49,7 @@ Where releases differ the installed release's behaviour is asserted (facts read 
   2.11 the in-place op stays in the graph.
 - argument count of the callable: in 2.9.1 the default compilers' ``Interpreter.boxed_run`` binds
   placeholders from an iterator, so a missing argument raises StopIteration and extra arguments are
-  ignored (issue 13); from 2.10 it raises RuntimeError for both. Leaving out parameters or buffers of a
+  ignored; from 2.10 it raises RuntimeError for both. Leaving out parameters or buffers of a
   module that mutates buffers raises IndexError on every release (the runtime wrapper indexes first).
 
 On a CPU box the whole contract is checked against eager CPU execution (bitwise: same kernels on the

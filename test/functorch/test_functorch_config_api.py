@@ -8,7 +8,7 @@ exactly as upstream PyTorch: the same call forms, the same values applied, the s
 (after nesting, reuse and exceptions), the same errors for bad arguments and unknown keys, the same
 visibility across threads, and a patched flag must reach the AOTAutograd machinery that reads it.
 
-Input classes (issue 10) and where they are covered:
+Input classes where device ports break, and where they are covered:
 
 - call forms and parameters: ``TestConfigPatchCallForms`` (key + value, dict, keywords, the parameter
   names ``arg1``/``arg2``, empty), ``TestConfigPatchAsDecorator`` (function, method, generator function,

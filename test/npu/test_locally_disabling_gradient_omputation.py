@@ -27,7 +27,7 @@ grad mode to ``mode`` at once, and saves the mode current at ``clone()`` time as
 restores; the original is not touched. Using an object as a decorator first restores its saved mode,
 then clones it again for every call (and every generator step).
 
-Input classes (issue 10) and where they are tested:
+Input classes where device ports break, and where they are tested:
 
 - call forms and parameters, ``TestSetGradEnabledCloneCallForms``: ``mode`` positional and by keyword,
   clone of objects built in either mode, clone of a clone, the unbound ``set_grad_enabled.clone(obj)``,

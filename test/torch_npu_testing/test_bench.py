@@ -58,7 +58,7 @@ def rows_by_name(rows):
 
 
 def test_summarize_uses_medians_and_floor_ratios():
-    """Ratios are medians over the floor's median; suite is judged as an excess over the floor."""
+    """Ratios are medians over the floor's median; suite is judged as a ratio to the floor."""
     timings = {"floor": [2.0, 2.2, 9.0], "suite": [4.0, 4.4, 4.2], "direct": [9.0, 9.6, 9.2]}
     rows = rows_by_name(bench.summarize(timings, file_count=4))
     assert rows["floor"]["median_s"] == pytest.approx(2.2)
@@ -67,7 +67,7 @@ def test_summarize_uses_medians_and_floor_ratios():
     assert rows["floor"]["within"] is None
     assert rows["suite"]["median_s"] == pytest.approx(4.2)
     assert rows["suite"]["ratio_to_floor"] == pytest.approx(4.2 / 2.2)
-    assert rows["suite"]["compared"] == pytest.approx(2.0)
+    assert rows["suite"]["compared"] == pytest.approx(4.2 / 2.2)
     assert rows["suite"]["within"] is True
     assert rows["direct"]["compared"] == pytest.approx(9.2 / (4 * 2.2))
     assert rows["direct"]["within"] is True
@@ -75,20 +75,21 @@ def test_summarize_uses_medians_and_floor_ratios():
 
 
 def test_summarize_flags_figures_over_target():
-    """Suite more than 3 s over the floor, direct above 1.25x the floors, tox 8 s over the suite: OVER."""
-    timings = {"floor": [2.0], "suite": [5.5], "direct": [10.2], "tox": [13.6]}
+    """Suite above 2x the floor, direct above 1.25x the floors, tox 25 s over the suite: OVER."""
+    timings = {"floor": [2.0], "suite": [4.1], "direct": [10.2], "tox": [29.2]}
     rows = rows_by_name(bench.summarize(timings, file_count=4))
-    assert rows["suite"]["compared"] == pytest.approx(3.5) and rows["suite"]["within"] is False
+    assert rows["suite"]["compared"] == pytest.approx(2.05) and rows["suite"]["within"] is False
     assert rows["direct"]["compared"] == pytest.approx(1.275) and rows["direct"]["within"] is False
-    assert rows["tox"]["compared"] == pytest.approx(8.1) and rows["tox"]["within"] is False
+    assert rows["tox"]["compared"] == pytest.approx(25.1) and rows["tox"]["within"] is False
+    assert rows["suite"]["target_text"] == "<= 2 x floor"
     assert bench.verdict(rows["tox"]) == "OVER target"
 
 
 def test_summarize_targets_are_inclusive_and_scale_with_file_count():
     """Exactly on target counts as within; the direct target is per file (n x floor), not fixed at 4."""
-    timings = {"floor": [2.0], "suite": [5.0], "direct": [5.0], "tox": [13.0]}
+    timings = {"floor": [2.0], "suite": [4.0], "direct": [5.0], "tox": [29.0]}
     rows = rows_by_name(bench.summarize(timings, file_count=2))
-    assert rows["suite"]["within"] is True
+    assert rows["suite"]["compared"] == pytest.approx(2.0) and rows["suite"]["within"] is True
     assert rows["direct"]["compared"] == pytest.approx(1.25) and rows["direct"]["within"] is True
     assert rows["direct"]["target_text"] == "<= 1.25 x 2 floors"
     assert rows["tox"]["within"] is True
@@ -96,17 +97,17 @@ def test_summarize_targets_are_inclusive_and_scale_with_file_count():
 
 def test_summarize_with_min_compares_the_fastest_runs():
     """--stat min: ratios and verdicts use each measurement's minimum; the median is still reported."""
-    timings = {"floor": [2.0, 3.0, 4.0], "suite": [4.5, 9.0, 9.0], "direct": [8.0, 12.0, 12.0],
-               "tox": [12.0, 30.0, 30.0]}
+    timings = {"floor": [2.0, 3.0, 4.0], "suite": [3.5, 9.0, 9.0], "direct": [8.0, 12.0, 12.0],
+               "tox": [28.5, 40.0, 40.0]}
     by_median = rows_by_name(bench.summarize(timings, file_count=4))
     by_min = rows_by_name(bench.summarize(timings, file_count=4, stat="min"))
     assert by_median["suite"]["within"] is False and by_min["suite"]["within"] is True
-    assert by_min["suite"]["compared"] == pytest.approx(2.5)
-    assert by_min["suite"]["ratio_to_floor"] == pytest.approx(2.25)
+    assert by_min["suite"]["compared"] == pytest.approx(1.75)
+    assert by_min["suite"]["ratio_to_floor"] == pytest.approx(1.75)
     assert by_min["suite"]["median_s"] == pytest.approx(9.0)
     assert by_min["direct"]["compared"] == pytest.approx(1.0)
-    assert by_min["tox"]["compared"] == pytest.approx(7.5) and by_min["tox"]["within"] is True
-    assert by_median["tox"]["compared"] == pytest.approx(21.0) and by_median["tox"]["within"] is False
+    assert by_min["tox"]["compared"] == pytest.approx(25.0) and by_min["tox"]["within"] is True
+    assert by_median["tox"]["compared"] == pytest.approx(31.0) and by_median["tox"]["within"] is False
 
 
 def test_format_table_has_one_row_per_measurement_with_verdicts():
@@ -200,7 +201,7 @@ def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path)
     root = make_root(tmp_path / "root")
     (root / ".tox" / "master_213").mkdir(parents=True)
     out = tmp_path / "out" / "bench.json"
-    timer = FakeTimer({"floor": 2.0, "suite": 6.0, "direct": 2.0, "tox": 20.0})
+    timer = FakeTimer({"floor": 2.0, "suite": 6.0, "direct": 2.0, "tox": 40.0})
     stdout, stderr = io.StringIO(), io.StringIO()
     args = parse(["--root", str(root), "--repeat", "2", "--tox", "--tox-command", sys.executable,
                   "--json", str(out), "--python", "/x/python"])
@@ -213,7 +214,7 @@ def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path)
     assert report["format"] == "torch_npu_testing.bench/1"
     assert report["files"] == FILES and report["repeat"] == 2
     assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "direct": [8.0, 8.0],
-                                   "tox": [20.0, 20.0]}
+                                   "tox": [40.0, 40.0]}
     assert report["commands"]["tox"] == [f"{sys.executable} -e master_213"]
     assert report["step_timings_s"][f"/x/python {FILES[3]}"] == [2.0, 2.0]
     assert "round 2/2" in stderr.getvalue()
