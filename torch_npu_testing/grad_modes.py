@@ -22,6 +22,7 @@ import subprocess
 import sys
 
 from . import results
+from .atomic import write_text_atomic
 from .errors import UsageError
 
 FAILED_OUTPUT_TAIL_LINES = 40
@@ -124,8 +125,6 @@ def main(args):
     failed = [run for run in runs if run_failed(run)]
     print(f"grad-modes: {len(runs) - len(failed)} of {len(runs)} runs passed", flush=True)
     if args.json_path:
-        with open(args.json_path, "w", encoding="utf-8") as handle:
-            json.dump({"format": results.FORMAT, "python": sys.executable, "runs": runs, "grad_mode_isolation": probes},
-                      handle, indent=2)
-            handle.write("\n")
+        document = {"format": results.FORMAT, "python": sys.executable, "runs": runs, "grad_mode_isolation": probes}
+        write_text_atomic(args.json_path, json.dumps(document, indent=2) + "\n")
     return 1 if failed else 0

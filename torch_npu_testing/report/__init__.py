@@ -19,6 +19,7 @@ import os
 import sys
 
 from ..api_calls import MANIFEST_PATH, load_manifest
+from ..atomic import write_text_atomic
 from ..errors import UsageError
 from .collect import DEFAULT_ENVS, ENVS_VARIABLE, collect_results, expected_envs
 from .render import render
@@ -35,10 +36,7 @@ def write_report(doc, out_dir):
     markdown_path = os.path.join(out_dir, MARKDOWN_NAME)
     for path, text in ((os.path.join(out_dir, JSON_NAME), json.dumps(doc, indent=1, ensure_ascii=False) + "\n"),
                        (markdown_path, render(doc))):
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
+        write_text_atomic(path, text)
     return markdown_path
 
 
