@@ -106,8 +106,8 @@ def test_pytorch_checkout_is_searched_the_same_way(ascend, tmp_path, capsys):
 
 
 def test_without_torch_only_the_name_and_aliases_given_are_searched(ascend, monkeypatch, capsys):
-    from torch_npu_testing.task import search
-    monkeypatch.setattr(search.importlib.util, "find_spec", lambda name: None)
+    from torch_npu_testing.task import locate
+    monkeypatch.setattr(locate.importlib.util, "find_spec", lambda name: None)
     assert main(["search", API, "--ascend", str(ascend), "--branches", "master",
                  "--alias", "torch.set_grad_enabled.clone"]) == 0
     text = capsys.readouterr().out

@@ -13,12 +13,12 @@ def _item(text, ticked, why):
 
 
 def header_and_docstring(facts):
+    text = "每个测试文件有许可证头和模块说明 (license header and module docstring)"
     tests = [item for item in facts["plan"]["files"] if item["kind"] == TEST_FILE]
-    bad = [item["path"] for item in tests if not (item.get("header") and item.get("docstring"))]
     if not tests:
-        return _item("每个测试文件有许可证头和模块说明 (license header and module docstring)", False,
-                     "the plan has no test file")
-    return _item("每个测试文件有许可证头和模块说明 (license header and module docstring)", not bad,
+        return _item(text, False, "the plan has no test file")
+    bad = [item["path"] for item in tests if not (item.get("header") and item.get("docstring"))]
+    return _item(text, not bad,
                  f"missing in {', '.join(bad)}" if bad else f"checked in the exported text of {len(tests)} file(s)")
 
 
@@ -26,15 +26,23 @@ def _usable_envs(facts):
     return [entry for entry in facts["report"]["envs"] if entry["state"] == "ok"]
 
 
-def _missing_envs(facts):
-    return [entry["name"] for entry in facts["report"]["envs"] if entry["state"] != "ok"]
+def _no_results(facts):
+    """Why an item that needs every env's results cannot be ticked (None when all envs have usable results)."""
+    missing = [entry["name"] for entry in facts["report"]["envs"] if entry["state"] != "ok"]
+    return f"no results for env {', '.join(missing)}" if missing else None
+
+
+def _not_run(facts, tool):
+    """Why an item that needs ``tool``'s document (search, docs) for every API cannot be ticked, else None."""
+    missing = [api["name"] for api in facts["apis"] if not api.get(tool)]
+    return f"{tool} did not run for {', '.join(missing)}" if missing else None
 
 
 def tests_pass(facts):
     text = "测试在本分支的每个环境通过 (tests pass in every env of the branch)"
-    missing = _missing_envs(facts)
+    missing = _no_results(facts)
     if missing:
-        return _item(text, False, f"no results for env {', '.join(missing)}")
+        return _item(text, False, missing)
     failing = [problem for entry in _usable_envs(facts) for problem in entry["problems"]]
     return _item(text, not failing, "; ".join(failing[:3]) + (" ..." if len(failing) > 3 else "") if failing else
                  f"report: no problem in {', '.join(entry['name'] for entry in _usable_envs(facts))}")
@@ -42,9 +50,9 @@ def tests_pass(facts):
 
 def apis_called(facts):
     text = "每个目标 API 都被测试显式调用 (every target API is called by a test: api-calls coverage)"
-    missing = _missing_envs(facts)
+    missing = _no_results(facts)
     if missing:
-        return _item(text, False, f"no results for env {', '.join(missing)}")
+        return _item(text, False, missing)
     names = {api["name"] for api in facts["apis"]}
     rows = [(entry["name"], row) for entry in _usable_envs(facts) for row in entry.get("coverage", [])
             if row["name"] in names]
@@ -63,9 +71,9 @@ def grad_mode_probe(facts):
     carried = [item["path"] for item in facts["plan"]["files"] if item["path"] in GRAD_MODE_FILES]
     if not carried:
         return _item(text, True, "不涉及: the branch carries no grad-mode file (checked in the export plan)")
-    missing = _missing_envs(facts)
+    missing = _no_results(facts)
     if missing:
-        return _item(text, False, f"no results for env {', '.join(missing)}")
+        return _item(text, False, missing)
     seen, bad = 0, []
     for entry in _usable_envs(facts):
         for probe in entry["results"].get("grad_mode_isolation") or []:
@@ -94,18 +102,18 @@ def upstream_ran(facts):
 
 def community_search(facts):
     text = "已检索社区已有用例 (community tests searched on the branch)"
-    missing = [api["name"] for api in facts["apis"] if not api.get("search")]
+    missing = _not_run(facts, "search")
     if missing:
-        return _item(text, False, f"search did not run for {', '.join(missing)}")
+        return _item(text, False, missing)
     return _item(text, bool(facts["apis"]), f"search on {facts['ascend']['ref']} ({facts['ascend']['commit'][:7]}) "
                                             f"for {len(facts['apis'])} API(s)")
 
 
 def docs_listed(facts):
     text = "资料已补齐 (every API is listed in the native-API docs of the branch's torch)"
-    missing_runs = [api["name"] for api in facts["apis"] if not api.get("docs")]
-    if missing_runs:
-        return _item(text, False, f"docs did not run for {', '.join(missing_runs)}")
+    missing = _not_run(facts, "docs")
+    if missing:
+        return _item(text, False, missing)
     unlisted = [f"{api['name']} (torch {version['torch_version']})" for api in facts["apis"]
                 for version in api["docs"]["versions"] if not version["listed"]]
     return _item(text, not unlisted and bool(facts["apis"]),

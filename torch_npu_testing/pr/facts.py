@@ -29,7 +29,6 @@ from ..errors import UsageError
 from ..export.branchmap import branch_entry, load_branch_map
 from ..export.plan import TEST_FILE, UPSTREAM_PATCH, convert_branch_files
 from ..task import gitrefs
-from ..upstream import gitutil
 from . import evidence, taskfacts
 
 FORMAT = "torch_npu_testing.pr/1"
@@ -38,12 +37,17 @@ FORMAT = "torch_npu_testing.pr/1"
 def resolve_ref(ascend, branch):
     """``(ref, commit)`` of ``branch`` in the Ascend checkout: the local branch, else ``origin/<branch>``."""
     for ref in (branch, f"origin/{branch}"):
-        result = gitutil.run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
-                                 ascend)
-        if result.returncode == 0 and result.stdout.strip():
-            return ref, result.stdout.strip()
+        commit = gitrefs.resolve_commit(ascend, ref)
+        if commit:
+            return ref, commit
     raise UsageError(f"branch {branch} is not a ref of {ascend} (neither {branch} nor origin/{branch}); "
                      "fetch it first")
+
+
+def first_doc_line(node):
+    """First line of ``node``'s docstring (module, class or function), None without one."""
+    docstring = ast.get_docstring(node)
+    return docstring.strip().splitlines()[0] if docstring else None
 
 
 def test_outline(text):
@@ -52,8 +56,7 @@ def test_outline(text):
     for node in ast.parse(text).body:
         if not isinstance(node, ast.ClassDef):
             continue
-        tests = [{"name": item.name, "line": item.lineno,
-                  "doc": (ast.get_docstring(item) or "").strip().splitlines()[0] if ast.get_docstring(item) else None}
+        tests = [{"name": item.name, "line": item.lineno, "doc": first_doc_line(item)}
                  for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and item.name.startswith("test")]
         if tests:
@@ -63,11 +66,10 @@ def test_outline(text):
 
 def file_facts(target, ascend, ref, kit_root):
     """What the plan does with one file, and the checks on its exported text."""
-    committed = gitutil.run_git(["cat-file", "-e", f"{ref}:{target.rel_path}"], ascend).returncode == 0
+    old = gitrefs.show(ascend, ref, target.rel_path)
     action = "create"
-    if committed:
-        old = gitutil.run_git(["show", f"{ref}:{target.rel_path}"], ascend)
-        action = "unchanged" if old.stdout.encode("utf-8", "surrogateescape") == target.content else "replace"
+    if old is not None:
+        action = "unchanged" if old.encode("utf-8", "surrogateescape") == target.content else "replace"
     facts = {"path": target.rel_path, "kind": target.kind, "action": action,
              "sha256": hashlib.sha256(target.content).hexdigest()}
     if target.kind == TEST_FILE:
@@ -78,8 +80,7 @@ def file_facts(target, ascend, ref, kit_root):
         facts["tests"] = sum(len(group["tests"]) for group in facts["outline"])
         leading = text.split('"""', 1)[0]
         facts["header"] = leading.startswith("# Copyright (c) ") and "BSD 3-Clause License" in leading
-        docstring = ast.get_docstring(tree)
-        facts["docstring"] = (docstring or "").strip().splitlines()[0] if docstring else None
+        facts["docstring"] = first_doc_line(tree)
     return facts
 
 
@@ -147,18 +148,17 @@ def gather(branch, ascend, results_dir, kit_root=".", manifest_path=None, branch
             api["locate"] = None
         api["locate_command"] = taskfacts.tool_command("locate", name, pythons=list(pythons.values()))
         api["search"], why = taskfacts.search(name, ascend, ref)
-        if why:
-            gaps.append(f"社区用例检索: search {name}: {why} — run "
-                        f"`{taskfacts.tool_command('search', name, ascend, ref)}`")
         api["search_command"] = taskfacts.tool_command("search", name, ascend, ref)
+        if why:
+            gaps.append(f"社区用例检索: search {name}: {why} — run `{api['search_command']}`")
         outside = direct_calls_outside(api["search"], files)
         if outside:
             gaps.append(f"社区用例检索: {len(outside)} test(s) outside this PR's files call {name} directly on {ref} "
                         f"(first: {outside[0]}) — say in the description what the new tests add")
         api["docs"], why = taskfacts.docs(name, ascend, ref)
-        if why:
-            gaps.append(f"资料补齐: docs {name}: {why} — run `{taskfacts.tool_command('docs', name, ascend, ref)}`")
         api["docs_command"] = taskfacts.tool_command("docs", name, ascend, ref)
+        if why:
+            gaps.append(f"资料补齐: docs {name}: {why} — run `{api['docs_command']}`")
 
     report = evidence.collect_branch(results_dir, branch, manifest, with_upstream=bool(patches), command=command)
     for env_entry in report["envs"]:

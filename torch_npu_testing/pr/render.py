@@ -117,6 +117,7 @@ def test_plan_section(facts):
 
 def search_section(facts):
     lines = []
+    replaced = replaced_paths(facts)
     for api in facts["apis"]:
         lines += [f"### {code(api['name'])}", ""]
         document = api.get("search")
@@ -126,7 +127,6 @@ def search_section(facts):
         for repo in document["repos"]:
             for branch in repo["branches"]:
                 lines += ["```bash"] + branch["commands"] + ["```", ""]
-                replaced = replaced_paths(facts)
                 direct = [hit for hit in branch["hits"] if hit["kind"] == "direct"]
                 for hit in direct[:10]:
                     note = " (in a file this PR replaces)" if hit["path"] in replaced else ""

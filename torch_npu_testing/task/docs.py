@@ -31,14 +31,13 @@ JSON (``--json PATH``)::
      "versions": [{"branch", "commit", "torch_version", "folder", "listed", "file", "line", "private",
                    "entry", "target_file", "insert_after_line", "note"}]}
 """
-import importlib.util
 import os
 import re
 import sys
 
 from ..errors import UsageError
 from ..upstream import gitutil
-from . import apiname, gitrefs, output
+from . import apiname, gitrefs, locate, output
 
 FORMAT = "torch_npu_testing.docs/1"
 DOCS = "docs/zh/api/native_api"
@@ -96,9 +95,13 @@ class Page:
             if method and current:
                 self.entries.setdefault(f"{current}.{unescape(method.group(1))}", index)
 
+    def level(self, index):
+        """Level (number of ``#``) of the heading at ``index``."""
+        return next(level for i, level, _, _ in self.headings if i == index)
+
     def block_end(self, index):
         """Index of the first line after the block of the heading at ``index``."""
-        level = next(level for i, level, _, _ in self.headings if i == index)
+        level = self.level(index)
         for i, other, _, _ in self.headings:
             if i > index and other <= level:
                 return i
@@ -183,13 +186,12 @@ def method_entry(page, class_index, api, kind):
 
 
 def heading_entry(page, anchor_index, anchor_name, api, kind, version):
-    level = next(level for i, level, _, _ in page.headings if i == anchor_index)
+    level = page.level(anchor_index)
     found = page.link_after(anchor_index)
     link = found and replace_name(found, anchor_name, api)
     if not link:
-        major_minor = ".".join(version.split(".")[:2])
-        base = re.match(r"https?://[^/]+/docs/[^/]+/", found[1]).group(0) if found and re.match(
-            r"https?://[^/]+/docs/[^/]+/", found[1]) else f"https://pytorch.org/docs/{major_minor}/"
+        site = found and re.match(r"https?://[^/]+/docs/[^/]+/", found[1])
+        base = site.group(0) if site else f"https://pytorch.org/docs/{'.'.join(version.split('.')[:2])}/"
         link = (api, f"{base}generated/{api}.html")
     tag = CLASS_TAG if kind == "class" and any(is_class for _, _, _, is_class in page.headings) else ""
     lines = [f"{'#' * level} {tag}{api}", ""] + support_block(link[0], link[1], page.hardware_rows(anchor_index))
@@ -219,10 +221,8 @@ def private_entry(page, api):
 # --------------------------------------------------------------------------- checking one version
 def api_kind(api):
     """kind from this interpreter's torch when importable (class headings, attribute entries), else None."""
-    if importlib.util.find_spec("torch") is None:
-        return None
-    from . import locate_probe
-    return locate_probe.locate(api).get("kind")
+    row = locate.probe_here_if_torch(api)
+    return None if row is None else row.get("kind")
 
 
 def check_version(root, api, version, private, kind, private_page):
@@ -356,12 +356,12 @@ def main(args):
     private = apiname.underscore_reason(parts) is not None
     kind = api_kind(args.api)
     private_page = load_private(root)
-    versions = []
+    versions, checked = [], {}  # a torch version shipped by several refs is checked once
     for ref, commit in refs:
         for version in torch_versions(root, commit):
-            result = check_version(root, args.api, version, private, kind, private_page)
-            result.update(branch=ref, commit=commit)
-            versions.append(result)
+            if version not in checked:
+                checked[version] = check_version(root, args.api, version, private, kind, private_page)
+            versions.append(dict(checked[version], branch=ref, commit=commit))
     texts = planned_texts(versions)
     written = write(root, texts) if args.write and texts else []
     doc = {"format": FORMAT, "api": args.api, "docs_dir": os.path.join(root, DOCS), "written": written,

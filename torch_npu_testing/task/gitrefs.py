@@ -48,15 +48,21 @@ def exists(directory, ref, path):
     return gitutil.run_git(["cat-file", "-e", f"{ref}:{path}"], directory).ok
 
 
+def resolve_commit(directory, ref):
+    """Full commit id of ``ref`` in ``directory``, or None when it names no commit."""
+    result = gitutil.run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+                             directory)
+    return result.stdout.strip() if result.ok and result.stdout.strip() else None
+
+
 def commit_of(directory, ref):
     """Full commit id of ``ref`` in ``directory``, or UsageError naming the unknown ref."""
     if not ref or ref.startswith("-"):
         raise UsageError(f"unknown ref {ref!r} in {directory}")
-    result = gitutil.run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
-                             directory)
-    if not result.ok or not result.stdout.strip():
+    commit = resolve_commit(directory, ref)
+    if commit is None:
         raise UsageError(f"unknown ref {ref!r} in {directory} (a branch, tag or commit id)")
-    return result.stdout.strip()
+    return commit
 
 
 def show(directory, ref, path):
@@ -67,13 +73,10 @@ def show(directory, ref, path):
 
 def read_blobs(directory, ref, paths):
     """``{path: text}`` for many files at ``ref`` through one ``git cat-file --batch``."""
-    import subprocess
     if not paths:
         return {}
     request = "".join(f"{ref}:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
-    completed = subprocess.run([gitutil.git_executable(), "cat-file", "--batch"], cwd=directory, input=request,
-                               capture_output=True, check=False, env=gitutil._env(directory, True))
-    data = completed.stdout
+    data = gitutil.run_git_bytes(["cat-file", "--batch"], directory, request).stdout
     texts = {}
     position = 0
     for path in paths:

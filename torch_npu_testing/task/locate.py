@@ -18,6 +18,7 @@ JSON (``--json PATH``)::
 (field meanings: :mod:`torch_npu_testing.task.locate_probe`).
 """
 import glob
+import importlib.util
 import json
 import os
 import subprocess
@@ -48,16 +49,15 @@ def probe_subprocess(python, name):
     env = dict(os.environ)
     env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
     env.pop("PYTHONPATH", None)
+    completed = None
     try:
         completed = subprocess.run([os.path.abspath(python), PROBE, name], capture_output=True, text=True, env=env,
                                    timeout=PROBE_TIMEOUT_S, check=False, cwd=os.path.dirname(PROBE))
         rows = json.loads(completed.stdout.strip().splitlines()[-1])
         row = rows[0]
     except (subprocess.TimeoutExpired, ValueError, IndexError, OSError) as exc:
-        stderr = ""
-        if "completed" in locals():
-            stderr = (completed.stderr or "").strip().splitlines()[-1:] or [""]
-            stderr = stderr[0]
+        stderr = (completed.stderr or "").strip().splitlines()[-1:] if completed is not None else []
+        stderr = stderr[0] if stderr else ""
         row = {"api": name, "torch": None, "found": False, "error": f"probe failed: {stderr or exc}"}
     row["python"] = python
     return row
@@ -66,6 +66,13 @@ def probe_subprocess(python, name):
 def probe_here(name):
     from . import locate_probe
     return locate_probe.locate(name)
+
+
+def probe_here_if_torch(name):
+    """This interpreter's row for ``name``; None when torch is not importable here (nothing imported)."""
+    if importlib.util.find_spec("torch") is None:
+        return None
+    return probe_here(name)
 
 
 def locate_all(name, pythons=()):

@@ -23,20 +23,22 @@ JSON (``--json PATH``)::
     {"format": "torch_npu_testing.new/1", "api": NAME, "path": PATH, "since": "2.9"|null,
      "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows], "written": [PATH...]}
 """
+import fnmatch
 import json
 import os
 import re
 import sys
 
 from ..errors import UsageError
+from ..export import load_branch_map
+from ..export.convert import KIT_HEADER, PUBLIC_NAMES
+from ..suite import DEFAULT_TEST_GLOBS
 from . import apiname, locate, output
 
 FORMAT = "torch_npu_testing.new/1"
 PATH_RE = re.compile(r"^test/[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/test_[A-Za-z0-9_]+\.py$")
-SUITE_GLOBS = ("test/functorch/*_api.py", "test/npu/test_*.py")
-HEADER = ("# Copyright (c) 2026, torch_npu API-consistency kit contributors.\n"
-          "# SPDX-License-Identifier: BSD-3-Clause\n")
-IMPORTS = "from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least\n"
+# The header and import line that ``export`` recognises and rewrites (export/convert.py).
+IMPORTS = f"from torch_npu_testing import {', '.join(PUBLIC_NAMES)}\n"
 AREAS = (
     ("CallForms", "every call form and every parameter on the installed torch, each shown to take effect",
      ["positional and keyword call forms"]),
@@ -102,7 +104,7 @@ def render_file(api, rel, since, signature):
            "Scaffold written by ``python -m torch_npu_testing new``: every test below is a placeholder that\n"
            "fails until it is written. Say here which contract areas do not apply to this API and why.\n"
            '"""\n')
-    out = [HEADER + doc + IMPORTS + f"\nimport torch\n\nAPI = {json.dumps(api)}\nDEVICE = device_type()\n"]
+    out = [KIT_HEADER + doc + IMPORTS + f"\nimport torch\n\nAPI = {json.dumps(api)}\nDEVICE = device_type()\n"]
     for area, about, cases in AREAS:
         if area == "CallForms":
             cases = cases + [f"parameter {name}" for name in parameters(signature)]
@@ -145,7 +147,6 @@ def plan(kit, api, rel, since, signature):
     target_path = os.path.join(kit, rel)
     with open(targets_path, encoding="utf-8") as handle:
         targets = json.load(handle)
-    from ..export import load_branch_map
     branch_map = load_branch_map(branches_path)
     if any(entry.get("name") == api for entry in targets.get("apis", [])):
         raise UsageError(f"{api} is already in {targets_path}: nothing changed")
@@ -207,9 +208,8 @@ def main(args):
     print(f"Listed {rel} for {', '.join(chosen) or 'no branch'} in torch_npu_testing/export_branches.json")
     for branch, reason in left_out.items():
         print(f"  left out of {branch}: {reason}")
-    import fnmatch
-    if not any(fnmatch.fnmatch(rel, glob) for glob in SUITE_GLOBS):
-        print(f"Note: the suite looks for {', '.join(SUITE_GLOBS)}; extend DEFAULT_TEST_GLOBS in "
+    if not any(fnmatch.fnmatch(rel, glob) for glob in DEFAULT_TEST_GLOBS):
+        print(f"Note: the suite looks for {', '.join(DEFAULT_TEST_GLOBS)}; extend DEFAULT_TEST_GLOBS in "
               "torch_npu_testing/suite.py for this folder")
     output.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "since": since, "branches": chosen,
                                   "left_out": left_out, "locate": rows, "written": sorted(files)})

@@ -25,23 +25,21 @@ JSON (``--json PATH``)::
                               "unparsable": [PATH...],
                               "summary": "0 tests call X directly on v2.7.1 (bacce7d), 3 related tests"}]}]}
 """
-import importlib.util
 import shlex
 import sys
 
 from ..errors import UsageError
 from ..upstream import gitutil
-from . import apiname, callfinder, gitrefs, output
+from . import apiname, callfinder, gitrefs, locate, output
 
 FORMAT = "torch_npu_testing.search/1"
 
 
 def resolve_aliases(name):
     """``(aliases, where)``: re-exports from this interpreter's torch, or ``([], reason)`` without torch."""
-    if importlib.util.find_spec("torch") is None:
+    row = locate.probe_here_if_torch(name)
+    if row is None:
         return [], "torch is not importable here: re-exports not resolved (add them with --alias)"
-    from . import locate_probe
-    row = locate_probe.locate(name)
     if not row["found"]:
         return [], f"torch {row['torch']}: {row['error']}; re-exports not resolved"
     return list(row["aliases"]), f"torch {row['torch']}"

@@ -55,17 +55,24 @@ def _env(cwd, confine):
     return env
 
 
+def _run(args, cwd, confine, **io):
+    return subprocess.run([git_executable(), "-c", "core.quotepath=off", "-c", "color.ui=false", *args],
+                          check=False, cwd=str(cwd), env=_env(cwd, confine), capture_output=True, **io)
+
+
 def run_git(args, cwd, input_text=None, confine=True):
     """Run ``git <args>`` in ``cwd``; never raises on failure.
 
     ``confine`` (the default) keeps git from seeing any repository above ``cwd`` (module docstring);
     ``confine=False`` lets it find the enclosing work tree, to tell "inside a repository" from "not one".
     """
-    completed = subprocess.run(
-        [git_executable(), "-c", "core.quotepath=off", "-c", "color.ui=false", *args],
-        check=False, cwd=str(cwd), env=_env(cwd, confine), input=input_text, capture_output=True, text=True,
-        encoding="utf-8", errors="surrogateescape")
-    return GitResult(completed)
+    return GitResult(_run(args, cwd, confine, input=input_text, text=True, encoding="utf-8",
+                          errors="surrogateescape"))
+
+
+def run_git_bytes(args, cwd, input_bytes=None, confine=True):
+    """:func:`run_git` for byte streams (``git cat-file --batch``): the ``CompletedProcess``, stdout as bytes."""
+    return _run(args, cwd, confine, input=input_bytes)
 
 
 def hash_object(path):
