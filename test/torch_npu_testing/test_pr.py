@@ -252,3 +252,19 @@ def test_a_branch_missing_from_the_checkout_is_a_usage_error(kit, tmp_path, caps
     code = cli_main(["pr", BRANCH, "--ascend", str(ascend), "--out", str(kit / "reports"), "--kit", str(kit)])
     err = capsys.readouterr().err
     assert code == 2 and f"branch {BRANCH} is not a ref of" in err and not (kit / "reports").exists()
+
+
+def test_search_section_names_class_methods_and_module_level_tests_like_search_does():
+    """A direct hit in a test class is path::Class::test; a module-level test function is path::test (no
+    'None' in between), the same id the search command prints."""
+    from torch_npu_testing.pr import render
+
+    hits = [{"path": "test/a.py", "class": "TestA", "test": "test_x", "line": 3, "kind": "direct"},
+            {"path": "test/b.py", "class": None, "test": "test_y", "line": 7, "kind": "direct"}]
+    facts = {"branch": "v2.12.0", "plan": {"files": []}, "gaps": [],
+             "apis": [{"name": "torch.x", "search": {"repos": [{"branches": [
+                 {"commands": ["git grep x"], "hits": hits, "summary": "2 tests call torch.x directly"}]}]}}]}
+    text = "\n".join(render.search_section(facts))
+    assert "- `test/a.py::TestA::test_x` (line 3): direct call" in text
+    assert "- `test/b.py::test_y` (line 7): direct call" in text
+    assert "None" not in text

@@ -9,6 +9,7 @@ evidence sections from :mod:`torch_npu_testing.report`'s renderer. A missing fac
 import re
 
 from ..export.plan import TEST_FILE, UPSTREAM_PATCH
+from ..task import callfinder
 from . import evidence
 
 SECTIONS = ("【合入来源】", "【分支范围】", "【修改方案】", "【API 功能介绍】", "【测试方案】", "【社区用例检索与新增必要性】",
@@ -130,7 +131,7 @@ def search_section(facts):
                 direct = [hit for hit in branch["hits"] if hit["kind"] == "direct"]
                 for hit in direct[:10]:
                     note = " (in a file this PR replaces)" if hit["path"] in replaced else ""
-                    lines.append(f"- {code(hit['path'] + '::' + str(hit.get('class')) + '::' + hit['test'])} "
+                    lines.append(f"- {code(callfinder.test_id(hit))} "
                                  f"(line {hit['line']}): direct call{note}")
                 if len(direct) > 10:
                     lines.append(f"- ... and {len(direct) - 10} more direct calls (in pr-{facts['branch']}.json)")
