@@ -19,8 +19,7 @@ import importlib
 import sys
 
 from .carried import device as carried
-from .carried.device import (DEVICE_VARIABLE, KNOWN_DEVICES, DeviceChoice, DeviceUnavailableError,  # noqa: F401
-                             _one_line, available_accelerator, import_torch_npu, npu_available)
+from .carried.device import DEVICE_VARIABLE, DeviceChoice, DeviceUnavailableError, import_torch_npu  # noqa: F401
 
 DEVICE_ENV = "TORCH_NPU_TESTING_DEVICE"
 # Override variables, first set wins: the kit's own, then the one exported files read.

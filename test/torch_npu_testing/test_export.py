@@ -242,6 +242,22 @@ def test_second_export_reports_unchanged_and_replaces_changed_files(use_map, asc
     assert f"  git add {FILE_B}\n" in out
 
 
+def test_replacing_keeps_the_mode_and_an_unchanged_file_is_not_rewritten(use_map, ascend, capsys):
+    assert cli(["master", str(ascend), "--kit", str(use_map)], capsys)[0] == 0
+    os.chmod(os.path.join(str(ascend), FILE_B), 0o755)
+    run_git(ascend, "add", "-A")
+    run_git(ascend, "commit", "-q", "-m", "exported")
+    inode_a = os.stat(os.path.join(str(ascend), FILE_A)).st_ino
+    write(use_map, FILE_B, SECOND_TEST.replace("is all ones", "holds ones"))
+    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map)], capsys)
+    assert code == 0 and re.search(rf"^  replace\s+{re.escape(FILE_B)}", out, re.MULTILINE), out
+    assert os.stat(os.path.join(str(ascend), FILE_B)).st_mode & 0o777 == 0o755
+    assert os.stat(os.path.join(str(ascend), FILE_A)).st_ino == inode_a
+    with open(os.path.join(str(ascend), FILE_B), encoding="utf-8") as handle:
+        assert "holds ones" in handle.read()
+    assert [name for name in os.listdir(os.path.join(str(ascend), "test", "npu")) if name.startswith(".")] == []
+
+
 # --------------------------------------------------------------------------- refusals
 def test_refuses_unknown_branch(use_map, ascend, capsys):
     assert_refused(["v9.9.9", str(ascend), "--kit", str(use_map)], capsys, ascend,

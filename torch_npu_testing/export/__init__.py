@@ -29,5 +29,5 @@ from .branchmap import BRANCHES_FILE, BRANCHES_FORMAT, branch_entry, list_branch
 from .cli import add_arguments, main  # noqa: F401
 from .convert import KIT_HEADER, KIT_REFERENCE_RE, ascend_header, convert_test_file  # noqa: F401
 from .describe import commit_title, description_name, find_description  # noqa: F401
-from .inline import inline_helpers, merge_stdlib_imports, portable_source  # noqa: F401
+from .inline import inline_helpers, merge_stdlib_imports  # noqa: F401
 from .plan import Plan, Target, convert_branch_files, plan_export  # noqa: F401

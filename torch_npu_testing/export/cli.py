@@ -39,7 +39,6 @@ def main(args):
     branch_entry(branch_map, args.branch)
     description = find_description(args.kit, args.branch, args.report)
     plan = plan_export(args.kit, args.branch, args.dest, branch_map, year=args.year, holder=args.copyright_holder)
-    plan.report = description
     if not args.dry_run:
         write_plan(plan)
     problems = description_problems(description, plan) if description else []

@@ -15,6 +15,7 @@ definition is copied with everything it references, in source order, plus the im
   group; other absolute imports (torch's) are kept verbatim after the file's torch imports.
 """
 import ast
+import functools
 import importlib.util
 import os
 import re
@@ -42,11 +43,6 @@ def module_source(module_name):
         raise UsageError(f"cannot find the source of {module_name}")
     with open(spec.origin, encoding="utf-8") as handle:
         return handle.read()
-
-
-def portable_source():
-    """The source text of the installed portable module."""
-    return module_source(PORTABLE_MODULE)
 
 
 def carried_sources():
@@ -106,6 +102,13 @@ class _Source:
                     self.imports[(alias.asname or alias.name).split(".")[0]] = node
 
 
+@functools.lru_cache(maxsize=4)
+def _parse_sources(items):
+    """``{module: _Source}`` of ``((module, text), ...)``; cached, as every file of an export asks for the
+    same carried sources (the parsed sources are only read)."""
+    return {name: _Source(name, text, order) for order, (name, text) in enumerate(items)}
+
+
 def _is_stdlib(node):
     top = (node.names[0].name if isinstance(node, ast.Import) else node.module or "").split(".")[0]
     return top in sys.stdlib_module_names
@@ -117,8 +120,7 @@ def inline_helpers(wanted, sources=None):
     ``sources`` is ``{module: text}`` (default: :func:`carried_sources`). Raises UsageError when a name
     cannot be found or two different carried definitions would share a name in the exported file.
     """
-    sources = carried_sources() if sources is None else sources
-    parsed = {name: _Source(name, text, order) for order, (name, text) in enumerate(sources.items())}
+    parsed = _parse_sources(tuple((carried_sources() if sources is None else sources).items()))
 
     def locate(module, name, why):
         if module in parsed and name in parsed[module].definitions:

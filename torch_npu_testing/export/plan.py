@@ -36,7 +36,6 @@ class Plan:
     torch: str
     targets: list
     left_out: dict
-    report: str = None
     checkout_branch: str = None
     notes: list = field(default_factory=list)
 
@@ -124,9 +123,8 @@ def patch_notes(kit_root, targets):
         if base:
             notes.append(f"{target.rel_path}: made against {upstream.get('repo', 'pytorch/pytorch')} {base}"
                          + (f" (file blob {entry['base_blob'][:12]})" if entry.get("base_blob") else ""))
-        text = target.content.decode("utf-8", errors="replace")
-        mentions = sorted({match.group(0) for match in KIT_REFERENCE_RE.finditer(text)})
+        mentions = KIT_REFERENCE_RE.findall(target.content.decode("utf-8", errors="replace"))
         if mentions:
-            notes.append(f"{target.rel_path}: copied byte for byte, and it mentions {', '.join(mentions)} "
-                         f"({len(KIT_REFERENCE_RE.findall(text))} times); reword it in the kit if Ascend should not")
+            notes.append(f"{target.rel_path}: copied byte for byte, and it mentions {', '.join(sorted(set(mentions)))} "
+                         f"({len(mentions)} times); reword it in the kit if Ascend should not")
     return notes
