@@ -27,11 +27,10 @@ from .. import branches
 from ..api_calls import MANIFEST_PATH, load_manifest
 from ..errors import UsageError
 from ..export.branchmap import branch_entry, load_branch_map
+from ..export.describe import PR_FORMAT
 from ..export.plan import TEST_FILE, UPSTREAM_PATCH, convert_branch_files
 from ..task import gitrefs
 from . import evidence, taskfacts
-
-FORMAT = "torch_npu_testing.pr/1"
 
 
 def resolve_ref(ascend, branch):
@@ -166,7 +165,7 @@ def gather(branch, ascend, results_dir, kit_root=".", manifest_path=None, branch
             gaps.append(f"测试日志: no usable results for env {env_entry['name']} ({env_entry['message']}) — run "
                         f"`tox -e {env_entry['name']}`")
     return {
-        "format": FORMAT,
+        "format": PR_FORMAT,
         "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command,
         "branch": branch,
