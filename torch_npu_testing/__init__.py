@@ -6,9 +6,12 @@ The public names, all that a test file needs::
 
     from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
 
+(plus ``find_api`` and ``run_in_thread``). They come from :mod:`torch_npu_testing.runtime`, the
+subpackage a test file uses at run time; everything else in the package is tooling.
+
 Import this package *before* ``torch``: it defaults ``TORCH_DEVICE_BACKEND_AUTOLOAD`` to ``0`` so that
 a torch_npu installed without CANN cannot break ``import torch``; torch_npu is then imported
-explicitly when the device is resolved (see :mod:`torch_npu_testing.device`).
+explicitly when the device is resolved (see :mod:`torch_npu_testing.runtime.carried`).
 
 Names are loaded lazily so the command-line tools (``python -m torch_npu_testing ...``) that do not
 need torch never import it.
@@ -17,15 +20,18 @@ import os
 
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
-__all__ = ["TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least"]
+__all__ = ["TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least", "find_api",
+           "run_in_thread"]
 __version__ = "0.1.0"
 
 _LAZY = {
-    "TestCase": "torch_npu_testing.testcase",
-    "run_tests": "torch_npu_testing.testcase",
-    "device_type": "torch_npu_testing.device",
-    "requires_api": "torch_npu_testing.portable",
-    "torch_version_at_least": "torch_npu_testing.portable",
+    "TestCase": "torch_npu_testing.runtime.testcase",
+    "run_tests": "torch_npu_testing.runtime.testcase",
+    "device_type": "torch_npu_testing.runtime.carried",
+    "requires_api": "torch_npu_testing.runtime.carried",
+    "torch_version_at_least": "torch_npu_testing.runtime.carried",
+    "find_api": "torch_npu_testing.runtime.carried",
+    "run_in_thread": "torch_npu_testing.runtime.carried",
 }
 
 
