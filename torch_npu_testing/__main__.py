@@ -4,26 +4,26 @@
 
 Each command lives in its own module, imported only when used, which defines
 ``add_arguments(parser)`` and ``main(args) -> int``. Errors the user can fix are raised as
-:class:`torch_npu_testing.errors.UsageError` and printed as one line ``torch_npu_testing: error: ...``
+:class:`torch_npu_testing.common.errors.UsageError` and printed as one line ``torch_npu_testing: error: ...``
 with exit status 2.
 """
 import argparse
 import importlib
 import sys
 
-from .errors import UsageError
+from .common.errors import UsageError
 
 COMMANDS = {
-    "probe": ("torch_npu_testing.probe", "describe this environment (python, torch, torch_npu, CANN, device)"),
-    "suite": ("torch_npu_testing.suite", "run the API-consistency test files in one process, write results"),
-    "grad-modes": ("torch_npu_testing.grad_modes", "run test files with initial grad mode disabled and enabled"),
-    "ensure-torch-npu": ("torch_npu_testing.torch_npu_install",
+    "probe": ("torch_npu_testing.suite.probe", "describe this environment (python, torch, torch_npu, CANN, device)"),
+    "suite": ("torch_npu_testing.suite.run", "run the API-consistency test files in one process, write results"),
+    "grad-modes": ("torch_npu_testing.suite.grad_modes", "run test files with initial grad mode disabled and enabled"),
+    "ensure-torch-npu": ("torch_npu_testing.suite.torch_npu_install",
                          "install $TORCH_NPU_TESTING_TORCH_NPU_SPEC without dependencies, if not installed"),
     "upstream": ("torch_npu_testing.upstream.cli", "check / run / apply / revert / refresh test_upstream patches"),
     "report": ("torch_npu_testing.report", "write the evidence report for an Ascend PR from env results"),
     "export": ("torch_npu_testing.export", "write a branch's contribution into an Ascend/pytorch checkout"),
     "pr": ("torch_npu_testing.pr", "write a branch's whole Ascend PR description (pr-BRANCH.md) from facts"),
-    "bench": ("torch_npu_testing.bench", "measure suite / direct-run / tox cost as ratios to the import floor"),
+    "bench": ("torch_npu_testing.suite.bench", "measure suite / direct-run / tox cost as ratios to the import floor"),
     "locate": ("torch_npu_testing.task.locate", "where torch defines an API, here and in other interpreters"),
     "search": ("torch_npu_testing.task.search", "which tests of Ascend/PyTorch refs already call an API"),
     "docs": ("torch_npu_testing.task.docs", "is an API in Ascend's native-API docs per torch version; add it"),

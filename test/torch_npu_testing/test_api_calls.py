@@ -1,6 +1,6 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of :mod:`torch_npu_testing.api_calls`: the manifest and the run-time API call recorder.
+"""Unit tests of :mod:`torch_npu_testing.suite.api_calls`: the manifest and the run-time API call recorder.
 
 The recorder is exercised on a tiny real test file that calls real target APIs (``set_grad_enabled``'s
 ``clone``, ``torch._functorch.config.patch``, ``_add_batch_dim``), run by the suite's own ``run_file``
@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from torch_npu_testing import api_calls, suite
-from torch_npu_testing.api_calls import ApiCallRecorder, load_manifest, resolve
+from torch_npu_testing.suite import api_calls, run as suite
+from torch_npu_testing.suite.api_calls import ApiCallRecorder, load_manifest, resolve
 
 TARGET_NAMES = [
     "torch._functorch.config.patch",

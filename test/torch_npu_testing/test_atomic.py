@@ -1,12 +1,12 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of torch_npu_testing.atomic: the one way the kit's tools write a user's file."""
+"""Unit tests of torch_npu_testing.common.atomic: the one way the kit's tools write a user's file."""
 import os
 import stat
 
 import pytest
 
-from torch_npu_testing.atomic import write_text_atomic
+from torch_npu_testing.common.atomic import write_text_atomic
 
 
 def test_new_file_gets_the_text_and_0644(tmp_path):

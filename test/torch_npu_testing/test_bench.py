@@ -16,9 +16,9 @@ import textwrap
 
 import pytest
 
-from torch_npu_testing import bench
+from torch_npu_testing.suite import bench
 from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.errors import UsageError
+from torch_npu_testing.common.errors import UsageError
 
 FILES = ["test/functorch/a_api.py", "test/functorch/b_api.py", "test/functorch/c_api.py",
          "test/npu/test_d.py"]
@@ -211,7 +211,7 @@ def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path)
     table = stdout.getvalue()
     assert table.count("OVER target") == 2 and table.count("within target") == 1
     report = json.loads(out.read_text())
-    assert report["format"] == "torch_npu_testing.bench/1"
+    assert report["format"] == "torch_npu_testing.suite.bench/1"
     assert report["files"] == FILES and report["repeat"] == 2
     assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "direct": [8.0, 8.0],
                                    "tox": [40.0, 40.0]}

@@ -19,7 +19,7 @@ import pytest
 
 import torch_npu_testing
 from torch_npu_testing import __main__ as cli
-from torch_npu_testing.errors import UsageError
+from torch_npu_testing.common.errors import UsageError
 
 
 def run_cli(run_python, *args, **env):

@@ -26,7 +26,7 @@ from torch_npu_testing.carried import device as carried_device
 from torch_npu_testing.carried import testcase as carried_testcase
 from torch_npu_testing.export import branchmap
 from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.errors import UsageError
+from torch_npu_testing.common.errors import UsageError
 
 KIT_HEADER = export.KIT_HEADER
 IMPORT_LINE = "from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least\n"

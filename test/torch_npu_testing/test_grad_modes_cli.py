@@ -22,8 +22,9 @@ import textwrap
 
 import pytest
 
-from torch_npu_testing import grad_modes, results
-from torch_npu_testing.errors import UsageError
+from torch_npu_testing.common import results
+from torch_npu_testing.suite import grad_modes
+from torch_npu_testing.common.errors import UsageError
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -142,7 +143,7 @@ def test_each_file_runs_with_grad_disabled_then_enabled(files, capsys):
     assert out.rstrip().endswith("grad-modes: 3 of 4 runs passed")
 
     report = json.loads(out_json.read_text())
-    assert report["python"] == sys.executable and report["format"] == "torch_npu_testing.results/2"
+    assert report["python"] == sys.executable and report["format"] == "torch_npu_testing.common.results/2"
     assert [(os.path.basename(run["path"]), run["initial_grad_mode"]) for run in report["runs"]] == [
         ("test_needs_grad_enabled.py", False), ("test_needs_grad_enabled.py", True),
         ("test_passes_in_both.py", False), ("test_passes_in_both.py", True)]
@@ -225,7 +226,7 @@ def test_python_option_runs_the_command_under_that_interpreter(files, tmp_path):
 
 
 def test_module_does_not_import_torch():
-    code = "import sys, torch_npu_testing.grad_modes; print('torch' in sys.modules)"
+    code = "import sys, torch_npu_testing.suite.grad_modes; print('torch' in sys.modules)"
     completed = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True,
                                check=True)
     assert completed.stdout.strip() == "False"

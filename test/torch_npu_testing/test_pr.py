@@ -18,7 +18,7 @@ import pytest
 from ascend_fixture import make_ascend as make_task_ascend
 from ascend_fixture import git
 
-from torch_npu_testing import api_calls, suite
+from torch_npu_testing.suite import api_calls, run as suite
 from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.export import branchmap
 from torch_npu_testing.pr import render as pr_render

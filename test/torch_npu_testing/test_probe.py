@@ -1,6 +1,6 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of torch_npu_testing.probe: the measured description of the test environment.
+"""Unit tests of torch_npu_testing.suite.probe: the measured description of the test environment.
 
 Contract: cann_version() reads the first CANN version record under $ASCEND_TOOLKIT_HOME,
 $ASCEND_HOME_PATH, ... then the default roots (version.cfg before ascend_toolkit_install.info), and
@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from torch_npu_testing import probe as probe_module
+from torch_npu_testing.suite import probe as probe_module
 from torch_npu_testing.device import device_choice
-from torch_npu_testing.probe import cann_version, format_probe, probe
+from torch_npu_testing.suite.probe import cann_version, format_probe, probe
 
 import torch
 

@@ -1,6 +1,6 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of torch_npu_testing.results: the case record, the outcome enum and the recorder.
+"""Unit tests of torch_npu_testing.common.results: the case record, the outcome enum and the recorder.
 
 Contract: every case is recorded, passing subtests included, each with its file, test id, subtest
 label, outcome, reason and duration; a failing cleanup after a pass replaces the pass; a failure
@@ -18,8 +18,8 @@ import unittest
 
 import pytest
 
-from torch_npu_testing import results
-from torch_npu_testing.results import Case, Outcome
+from torch_npu_testing.common import results
+from torch_npu_testing.common.results import Case, Outcome
 
 
 class Synthetic(unittest.TestCase):
@@ -210,7 +210,7 @@ def test_loads_by_path_without_the_package_and_only_stdlib(tmp_path):
                                check=False, timeout=60)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "[]"
-    spec = importlib.util.find_spec("torch_npu_testing.results")
+    spec = importlib.util.find_spec("torch_npu_testing.common.results")
     source = open(spec.origin, encoding="utf-8").read()
     assert "from ." not in source and "import torch" not in source
 

@@ -1,6 +1,6 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of torch_npu_testing.testcase: the TestCase / run_tests a test file imports.
+"""Unit tests of torch_npu_testing.runtime.testcase: the TestCase / run_tests a test file imports.
 
 Contract: TORCH_NPU_TESTING_INITIAL_GRAD_MODE=0|1 sets the grad mode before any test runs (a bad value
 is an error naming the variable); with torch_npu's runner on an NPU host (simulated by a stub torch_npu
@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from torch_npu_testing import testcase
-from torch_npu_testing.testcase import (INITIAL_GRAD_MODE_ENV, XML_DIR_ENV, apply_initial_grad_mode,
+from torch_npu_testing.runtime import testcase
+from torch_npu_testing.runtime.testcase import (INITIAL_GRAD_MODE_ENV, XML_DIR_ENV, apply_initial_grad_mode,
                                         initial_grad_mode_from_env, xml_dir)
 
 import torch

@@ -1,6 +1,6 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of torch_npu_testing.torch_npu_install (``ensure-torch-npu``).
+"""Unit tests of torch_npu_testing.suite.torch_npu_install (``ensure-torch-npu``).
 
 Contract: the spec (--spec, else $TORCH_NPU_TESTING_TORCH_NPU_SPEC) is a pinned requirement or a wheel
 path; empty means no torch_npu; when the pinned / wheel version is already installed nothing runs;
@@ -15,9 +15,9 @@ from importlib import metadata
 
 import pytest
 
-from torch_npu_testing import torch_npu_install
-from torch_npu_testing.errors import UsageError
-from torch_npu_testing.torch_npu_install import SPEC_ENV, ensure, installed_version, pip_command, wanted_version
+from torch_npu_testing.suite import torch_npu_install
+from torch_npu_testing.common.errors import UsageError
+from torch_npu_testing.suite.torch_npu_install import SPEC_ENV, ensure, installed_version, pip_command, wanted_version
 
 
 @pytest.mark.parametrize("spec, expected", [

@@ -11,7 +11,7 @@ import re
 import pytest
 from test_upstream_support import PREAMBLE, TINY, cli, git, git_blob, make_kit, tree_snapshot
 
-from torch_npu_testing.errors import UsageError
+from torch_npu_testing.common.errors import UsageError
 from torch_npu_testing.upstream import gitutil, manifest, patches, scratch, source
 
 

@@ -19,9 +19,9 @@ import textwrap
 import pytest
 from test_upstream_support import TINY, make_kit, tree_snapshot
 
-from torch_npu_testing import results
+from torch_npu_testing.common import results
 from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.results import Outcome
+from torch_npu_testing.common.results import Outcome
 from torch_npu_testing.upstream import patches, runner, source
 from torch_npu_testing.upstream.manifest import ExpectedFailure
 

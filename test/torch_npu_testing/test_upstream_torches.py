@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from torch_npu_testing.errors import UsageError
+from torch_npu_testing.common.errors import UsageError
 from torch_npu_testing.upstream import torches
 
 PATCH = "test/functorch/test_x.py.patch"

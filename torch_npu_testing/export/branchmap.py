@@ -10,7 +10,7 @@ the kit and in the Ascend checkout, and must be plain relative paths.
 import json
 import os
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 
 BRANCHES_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "export_branches.json")
 BRANCHES_FORMAT = "torch_npu_testing.export_branches/1"

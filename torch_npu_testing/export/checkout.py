@@ -7,8 +7,8 @@ DEST must be the top of its git work tree, so that paths from the branch map lan
 """
 import os
 
-from ..errors import UsageError
-from ..upstream import gitutil
+from ..common.errors import UsageError
+from ..common import gitutil
 
 
 def check_ascend_checkout(dest):

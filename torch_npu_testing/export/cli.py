@@ -8,7 +8,7 @@ claims something no result backs, or is stale; 2 (one line, nothing written) whe
 """
 import sys
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 from .branchmap import branch_entry, list_branches, load_branch_map
 from .convert import DEFAULT_COPYRIGHT_HOLDER
 from .describe import describe, description_problems, find_description

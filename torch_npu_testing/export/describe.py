@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 
 DESCRIPTIONS_DIR = "reports"
 PR_FORMAT = "torch_npu_testing.pr/1"

@@ -22,7 +22,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 
 PORTABLE_MODULE = "torch_npu_testing.portable"
 CARRIED_MODULES = (PORTABLE_MODULE, "torch_npu_testing.carried.device", "torch_npu_testing.carried.testcase")

@@ -11,8 +11,8 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
-from ..upstream import gitutil
+from ..common.errors import UsageError
+from ..common import gitutil
 from .branchmap import branch_entry, load_branch_map
 from .checkout import check_ascend_checkout, current_branch
 from .convert import DEFAULT_COPYRIGHT_HOLDER, KIT_REFERENCE_RE, ascend_header, convert_test_file

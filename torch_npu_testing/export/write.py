@@ -8,7 +8,7 @@ newline translation, so any bytes (a patch that is not UTF-8, CRLF line ends) la
 """
 import os
 
-from ..atomic import write_text_atomic
+from ..common.atomic import write_text_atomic
 
 
 def write_plan(plan):

@@ -5,7 +5,7 @@
 An item is ``{"item", "ticked", "why"}``; ``why`` names the fact (or the missing fact) behind it.
 """
 from ..export.plan import TEST_FILE
-from ..suite import GRAD_MODE_FILES
+from ..common.layout import GRAD_MODE_FILES
 
 
 def _item(text, ticked, why):

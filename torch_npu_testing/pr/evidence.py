@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The four evidence sections of one branch, made by :mod:`torch_npu_testing.report` from that branch's envs.
 
-Only the results of the branch's envs (:mod:`torch_npu_testing.branches`) are read: they are copied into a
+Only the results of the branch's envs (:mod:`torch_npu_testing.common.table`) are read: they are copied into a
 temporary folder so that ``report`` sees nothing else (it shows every env it finds), and the upstream
 results only when the branch's pull request carries an upstream patch, and then only those whose torch is
 one of the branch's envs' torch. The report's own rules decide what is a problem (missing or stale
@@ -12,7 +12,7 @@ import os
 import shutil
 import tempfile
 
-from .. import branches
+from ..common import table as branches
 from ..report import collect as report_collect
 from ..report.render import commands_section, environment_section, log_section, upstream_section
 
@@ -35,7 +35,7 @@ def collect_branch(results_dir, branch, manifest, with_upstream, command):
     """The report document for ``branch``'s envs only; paths in it name the real results files."""
     envs = list(branches.envs_for_branch(branch))
     results_dir = os.path.abspath(results_dir)
-    torches = [branches.ENV_TORCH.get(env) for env in envs if branches.ENV_TORCH.get(env)]
+    torches = [branches.env_torch(env) for env in envs]
     upstream = upstream_results_for(results_dir, torches) if with_upstream else []
     with tempfile.TemporaryDirectory(prefix="pr-results-") as folder:
         real = {}

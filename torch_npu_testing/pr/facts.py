@@ -6,7 +6,7 @@
 fact                               source
 =================================  ===========================================================
 task / Ascend issue ids            ``target_apis.json`` (a missing id is a gap, never made up)
-branches in scope, and why not     :mod:`torch_npu_testing.branches` and ``export_branches.json``
+branches in scope, and why not     :mod:`torch_npu_testing.common.table` and ``export_branches.json``
 files, actions, test counts        the export plan of the branch (converted bytes vs. the branch ref)
 API definition                     ``locate`` under the interpreter of each of the branch's tox envs
 tests and what they check          the kit's test files (AST: classes, tests, docstring first lines)
@@ -23,9 +23,9 @@ import datetime
 import hashlib
 import os
 
-from .. import branches
-from ..api_calls import MANIFEST_PATH, load_manifest
-from ..errors import UsageError
+from ..common import table as branches
+from ..suite.api_calls import MANIFEST_PATH, load_manifest
+from ..common.errors import UsageError
 from ..export.branchmap import branch_entry, load_branch_map
 from ..export.describe import PR_FORMAT
 from ..export.plan import TEST_FILE, UPSTREAM_PATCH, convert_branch_files
@@ -173,9 +173,10 @@ def gather(branch, ascend, results_dir, kit_root=".", manifest_path=None, branch
         "envs": envs,
         "ascend": {"dir": ascend, "ref": ref, "commit": commit},
         "kit": kit_root,
-        "scope": {"branches": {name: {"torch": value.get("torch"), "envs": list(branches.BRANCH_ENVS.get(name, ()))}
+        "scope": {"branches": {name: {"torch": value.get("torch"), "envs": list(branches.envs_for_branch(name))}
                                for name, value in branch_map["branches"].items()},
-                  "maintenance": {name: list(value) for name, value in branches.MAINTENANCE_BRANCH_ENVS.items()}},
+                  "maintenance": {name: list(branches.envs_for_branch(name)) for name in branches.branches()
+                                  if branches.branch(name)["maintenance"]}},
         "plan": {"files": files, "left_out": dict(entry.get("left_out", {})), "patches": patches},
         "apis": apis,
         "pythons": pythons,

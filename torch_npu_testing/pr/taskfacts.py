@@ -16,7 +16,7 @@ import json
 import os
 import tempfile
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 
 FORMATS = {"locate": "torch_npu_testing.locate/1", "search": "torch_npu_testing.search/1",
            "docs": "torch_npu_testing.docs/1"}

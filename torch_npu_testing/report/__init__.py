@@ -18,9 +18,9 @@ import json
 import os
 import sys
 
-from ..api_calls import MANIFEST_PATH, load_manifest
-from ..atomic import write_text_atomic
-from ..errors import UsageError
+from ..suite.api_calls import MANIFEST_PATH, load_manifest
+from ..common.atomic import write_text_atomic
+from ..common.errors import UsageError
 from .collect import DEFAULT_ENVS, ENVS_VARIABLE, collect_results, expected_envs
 from .render import render
 

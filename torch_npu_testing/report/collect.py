@@ -14,9 +14,10 @@ import glob
 import json
 import os
 
-from .. import branches, results
-from ..results import Outcome
-from ..suite import GRAD_MODE_FILES, sha256_of
+from ..common import results, table as branches
+from ..common.results import Outcome
+from ..common.layout import GRAD_MODE_FILES
+from ..suite.run import sha256_of
 from ..upstream.runner import KIND as UPSTREAM_KIND, fails_upstream_run
 
 REPORT_FORMAT = "torch_npu_testing.report/2"
@@ -32,7 +33,7 @@ REQUIRED_RUN_FIELDS = {"path": str, "sha256": str, "initial_grad_mode": bool, "c
 
 def expected_envs(option=None, environ=None):
     """The envs the report must show: ``--envs``, else $TORCH_NPU_TESTING_REPORT_ENVS, else every env of
-    the supported branches (:func:`torch_npu_testing.branches.default_envs`)."""
+    the supported branches (:func:`torch_npu_testing.common.table.default_envs`)."""
     environ = os.environ if environ is None else environ
     text = option if option is not None else environ.get(ENVS_VARIABLE)
     if text is None:
@@ -91,7 +92,7 @@ def _format_message(found, rerun):
 def read_env(name, path):
     """One env entry: ``state`` ok / missing / corrupt / unknown_format / invalid, with a message.
 
-    ``maintenance`` marks an env of a branch in maintenance (:mod:`torch_npu_testing.branches`).
+    ``maintenance`` marks an env of a branch in maintenance (:mod:`torch_npu_testing.common.table`).
     """
     entry = {"name": name, "file": path, "state": "ok", "message": None, "results": None, "notes": [],
              "maintenance": branches.is_maintenance_env(name)}

@@ -7,15 +7,15 @@ Order: verdict, a compact env x file table, the problems, then the PR template s
 SHA-256 and every test with its outcome, the grad-mode isolation probe, API coverage) and
 【upstream patch 实跑日志】 (per torch the upstream env ran under).
 
-Outcomes and counts are those of :mod:`torch_npu_testing.results`: every test case is counted, a test
+Outcomes and counts are those of :mod:`torch_npu_testing.common.results`: every test case is counted, a test
 with subtests shows its cases, collapsed to one line when they all passed.
 """
 import html
 import re
 import shlex
 
-from .. import branches, results
-from ..results import Outcome
+from ..common import results, table as branches
+from ..common.results import Outcome
 from ..upstream.runner import fails_upstream_run
 
 MAX_DETAIL_LINES = 40  # traceback lines shown per failure; the full text is in report.json

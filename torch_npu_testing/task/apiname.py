@@ -10,7 +10,7 @@ module needs torch and is decided by :mod:`torch_npu_testing.task.locate_probe`.
 """
 import re
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 # The spelling rule lives in the probe, which must stay importable without this package.
 from .locate_probe import underscore_reason  # noqa: F401
 

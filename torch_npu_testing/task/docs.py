@@ -35,8 +35,8 @@ import os
 import re
 import sys
 
-from ..errors import UsageError
-from ..upstream import gitutil
+from ..common.errors import UsageError
+from ..common import gitutil
 from . import apiname, gitrefs, locate, output
 
 FORMAT = "torch_npu_testing.docs/1"

@@ -9,8 +9,8 @@ unknown ref are each one :class:`UsageError` line.
 """
 import os
 
-from ..errors import UsageError
-from ..upstream import gitutil
+from ..common.errors import UsageError
+from ..common import gitutil
 
 
 def check_repository(directory, role):

@@ -25,7 +25,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 from . import apiname, output
 
 FORMAT = "torch_npu_testing.locate/1"

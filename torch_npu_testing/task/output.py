@@ -9,8 +9,8 @@ before any work, so a bad ``--json`` path is a one-line error with nothing writt
 import json
 import os
 
-from ..atomic import write_text_atomic  # noqa: F401 - re-exported for the task commands
-from ..errors import UsageError
+from ..common.atomic import write_text_atomic  # noqa: F401 - re-exported for the task commands
+from ..common.errors import UsageError
 
 
 def check_json_target(path):

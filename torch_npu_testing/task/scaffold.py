@@ -29,10 +29,10 @@ import os
 import re
 import sys
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 from ..export import load_branch_map
 from ..export.convert import KIT_HEADER, PUBLIC_NAMES
-from ..suite import DEFAULT_TEST_GLOBS
+from ..common.layout import TEST_GLOBS as DEFAULT_TEST_GLOBS
 from . import apiname, locate, output
 
 FORMAT = "torch_npu_testing.new/1"

@@ -28,8 +28,8 @@ JSON (``--json PATH``)::
 import shlex
 import sys
 
-from ..errors import UsageError
-from ..upstream import gitutil
+from ..common.errors import UsageError
+from ..common import gitutil
 from . import apiname, callfinder, gitrefs, locate, output
 
 FORMAT = "torch_npu_testing.search/1"

@@ -18,7 +18,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 from . import inplace, manifest, patches, refresh, runner, scratch, source, torches
 
 SUBCOMMANDS = ("check", "run", "apply", "revert", "scratch", "refresh", "diff")

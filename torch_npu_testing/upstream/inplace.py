@@ -12,8 +12,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..errors import UsageError
-from . import gitutil
+from ..common.errors import UsageError
+from ..common import gitutil
 from .scratch import (
     ALREADY_APPLIED,
     APPLIES,

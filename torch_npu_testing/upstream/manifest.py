@@ -32,8 +32,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import write_text_atomic
-from ..errors import UsageError
+from ..common.atomic import write_text_atomic
+from ..common.errors import UsageError
 
 MANIFEST_NAME = "manifest.json"
 FORMAT = 1

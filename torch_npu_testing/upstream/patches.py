@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 
 PATCH_SUFFIX = ".patch"
 PATCHES_DIR_ENV = "TORCH_NPU_TESTING_UPSTREAM_PATCHES"

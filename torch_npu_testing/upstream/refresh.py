@@ -11,9 +11,10 @@ All patches are computed before any file is written.
 import os
 from pathlib import Path
 
-from ..atomic import write_text_atomic
-from ..errors import UsageError
-from . import gitutil, manifest
+from ..common.atomic import write_text_atomic
+from ..common.errors import UsageError
+from ..common import gitutil
+from . import manifest
 from .patches import PATCH_SUFFIX, check_patches_dir, discover, parse_patch, resolve_name
 from .scratch import copy_into, temporary_dir
 

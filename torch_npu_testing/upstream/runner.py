@@ -4,7 +4,7 @@
 
 Each patched file runs in its own subprocess (:mod:`torch_npu_testing.upstream.driver`) with the
 chosen interpreter, from the scratch copy's ``test/`` directory, on the device the patched file
-resolves. The driver records :class:`~torch_npu_testing.results.Case` records; their outcomes are then
+resolves. The driver records :class:`~torch_npu_testing.common.results.Case` records; their outcomes are then
 matched with the manifest's expected failures for the installed torch version and that device:
 
 ========================  ==========================================================================
@@ -28,9 +28,9 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .. import results
-from ..atomic import write_text_atomic
-from ..results import Outcome
+from ..common import results
+from ..common.atomic import write_text_atomic
+from ..common.results import Outcome
 from . import manifest
 from .scratch import assess, ensure_empty_dir, prepare, require_all_apply
 

@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError
-from . import gitutil, manifest
+from ..common.errors import UsageError
+from ..common import gitutil
+from . import manifest
 from .patches import Patch, blob_matches
 
 APPLIES = "applies"

@@ -10,7 +10,7 @@ per patch.
 import os
 from pathlib import Path
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 
 SOURCE_ENV = "PYTORCH_SRC"
 MARKERS = ("torch/__init__.py", "version.txt", "setup.py", "test/run_test.py")

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..errors import UsageError
+from ..common.errors import UsageError
 from . import manifest
 
 # What the upstream test files import besides torch (common_utils needs expecttest; numpy and yaml are

@@ -32,8 +32,7 @@ import sys
 import threading
 import types
 
-MANIFEST_FORMAT = "torch_npu_testing.target_apis/1"
-MANIFEST_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "target_apis.json")
+from ..common.table import TABLE_FORMAT as MANIFEST_FORMAT, TABLE_PATH as MANIFEST_PATH
 OUTSIDE_TESTS = "<outside a test>"
 MAX_SITES = 3  # call sites kept per (API, test, kind): enough to show where, small in the JSON
 INTERNAL_PACKAGES = ("torch", "functorch", "torch_npu", "torchgen")
@@ -182,7 +181,7 @@ class ApiCallRecorder:
     def __init__(self, manifest=None):
         import torch
 
-        from .portable import parse_version
+        from ..runtime.carried import parse_version
 
         entries = load_manifest() if manifest is None else manifest
         self.torch_version = torch.__version__

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from importlib import metadata
 
-from .errors import UsageError
+from ..common.errors import UsageError
 
 SPEC_ENV = "TORCH_NPU_TESTING_TORCH_NPU_SPEC"
 _PINNED = re.compile(r"^\s*torch[_-]npu\s*==\s*([\w.+!-]+)\s*$", re.IGNORECASE)

@@ -6,7 +6,7 @@ Each file runs twice in this process, as the suite's grad-mode isolation probe r
 (:func:`torch_npu_testing.suite.run_file` then :func:`~torch_npu_testing.suite.rerun_other_grad_mode`):
 first with the main thread's grad mode disabled before the first test, then enabled. A file that
 passes only under one of the two depends on global state it does not set itself. Outcomes are the
-recorded test cases (:mod:`torch_npu_testing.results`), not unittest's printed summary.
+recorded test cases (:mod:`torch_npu_testing.common.results`), not unittest's printed summary.
 
 A run fails when a case failed, errored or unexpectedly succeeded, or when it ran no case at all (a
 file that could not be imported, or found nothing to run, proves nothing). ``--python PY`` runs the
@@ -21,9 +21,9 @@ import os
 import subprocess
 import sys
 
-from . import results
-from .atomic import write_text_atomic
-from .errors import UsageError
+from ..common import results
+from ..common.atomic import write_text_atomic
+from ..common.errors import UsageError
 
 FAILED_OUTPUT_TAIL_LINES = 40
 KIT_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,7 +36,7 @@ def run_under_grad_modes(path, on_result=None):
     ...) plus ``output``, unittest's verbose text of that run; the probe says whether every case had
     the same outcome in both. ``on_result(run)``, when given, is called as each run ends.
     """
-    from . import suite
+    from . import run as suite
 
     path = os.fspath(path)
     if not os.path.isfile(path):

@@ -7,7 +7,7 @@ per file. The run:
 
 1. prints the environment probe (:mod:`torch_npu_testing.probe`) once;
 2. loads each test file by path and runs its tests verbosely (skip reasons shown), recording every
-   test case's outcome, passing subtests included (:mod:`torch_npu_testing.results`);
+   test case's outcome, passing subtests included (:mod:`torch_npu_testing.common.results`);
 3. runs the grad-mode files again with the main thread's grad mode *disabled* before the first test,
    the grad-mode isolation probe (a file must not depend on the process's initial grad mode);
 4. optionally records which target API each test called (``--api-calls``, see
@@ -28,10 +28,9 @@ import sys
 import time
 import unittest
 
-from . import results
+from ..common import results
 
-DEFAULT_TEST_GLOBS = ("test/functorch/*_api.py", "test/npu/test_*.py")
-GRAD_MODE_FILES = ("test/npu/test_locally_disabling_gradient_omputation.py",)
+from ..common.layout import GRAD_MODE_FILES, TEST_GLOBS as DEFAULT_TEST_GLOBS
 
 
 def discover(root=".", patterns=DEFAULT_TEST_GLOBS):
@@ -64,7 +63,7 @@ def run_file(path, initial_grad_mode, stream, recorder=None):
     """Run one file's tests with the main thread's grad mode set to ``initial_grad_mode``.
 
     Returns the file's run: ``path``, ``sha256``, ``initial_grad_mode``, ``cases`` (one
-    :class:`~torch_npu_testing.results.Case` dict per test case), ``counts`` (:func:`results.tally`),
+    :class:`~torch_npu_testing.common.results.Case` dict per test case), ``counts`` (:func:`results.tally`),
     ``duration_s``, and ``import_error`` (the traceback) when the file could not be imported.
     """
     import torch
@@ -198,7 +197,7 @@ def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_cal
             json.dump(document, handle, indent=1)
         os.replace(tmp, results_path)
     if os.environ.get("IN_CI") == "1":
-        from .testcase import xml_dir
+        from ..runtime.testcase import xml_dir
         write_junit(runs, xml_dir())
     print("\n" + "\n".join(_run_line(run) for run in runs), file=stream)
     if results_path:
@@ -218,7 +217,7 @@ def add_arguments(parser):
 
 
 def main(args):
-    from .errors import UsageError
+    from ..common.errors import UsageError
 
     if importlib.util.find_spec("torch") is None:
         raise UsageError(f"torch is not installed in {sys.executable} (`tox -e installed` uses the interpreter's "

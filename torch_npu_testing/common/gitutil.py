@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 
-from ..errors import UsageError
+from .errors import UsageError
 
 
 class GitResult:

@@ -257,8 +257,8 @@ def installed_versions(python, cwd):
 
 
 def resolve_files(args, root):
-    from .errors import UsageError
-    from .suite import DEFAULT_TEST_GLOBS, discover
+    from ..common.errors import UsageError
+    from .run import DEFAULT_TEST_GLOBS, discover
 
     files = list(args.files) or discover(root)
     if not files:
@@ -271,7 +271,7 @@ def resolve_files(args, root):
 
 def resolve_tox(args, root):
     """The tox argv, or None without ``--tox``; the env must exist already (the figure is a warm run)."""
-    from .errors import UsageError
+    from ..common.errors import UsageError
 
     if not args.tox:
         return None
@@ -306,7 +306,7 @@ def add_arguments(parser):
 
 def main(args, timer=None, stream=None, progress_stream=None):
     """Run the bench; ``timer(step) -> seconds`` replaces the real subprocess timing in unit tests."""
-    from .errors import UsageError
+    from ..common.errors import UsageError
 
     stream = sys.stdout if stream is None else stream
     progress_stream = sys.stderr if progress_stream is None else progress_stream

@@ -48,13 +48,35 @@ def _distribution(name):
         return None
 
 
+def _device_reason(device, variables):
+    """Why the runtime chose ``device``: a forcing variable, an available accelerator, or none."""
+    forced = next((name for name in variables if os.environ.get(name, "").strip()), None)
+    if forced:
+        return f"forced by {forced}"
+    if device == "npu":
+        return "torch_npu with an available NPU"
+    if device != "cpu":
+        return f"torch.accelerator reports an available {device}"
+    return "no NPU or other accelerator available"
+
+
+def _device_count(torch, device):
+    """Number of devices of that type (1 for cpu); 0 when the count cannot be read."""
+    if device == "cpu":
+        return 1
+    try:
+        return int(getattr(torch, device).device_count())
+    except Exception:
+        return 0
+
+
 def probe():
     """A JSON-serialisable description of this process's test environment."""
     import torch
 
-    from .device import device_choice, device_count
+    from ..runtime.carried import DEVICE_VARIABLES, device_type, resolve_device
 
-    choice = device_choice()
+    device, notes = device_type(), resolve_device()[1]
     npu_spec = importlib.util.find_spec("torch_npu")
     npu_module = sys.modules.get("torch_npu")
     cann, cann_file = cann_version()
@@ -76,8 +98,8 @@ def probe():
             "version": getattr(npu_module, "__version__", None),
         },
         "cann": {"version": cann, "file": cann_file},
-        "device": {"type": choice.type, "reason": choice.reason, "notes": list(choice.notes),
-                   "count": device_count(choice.type)},
+        "device": {"type": device, "reason": _device_reason(device, DEVICE_VARIABLES), "notes": list(notes),
+                   "count": _device_count(torch, device)},
         "initial_grad_mode": torch.is_grad_enabled(),
         "environment": {name: os.environ.get(name) for name in (
             "TORCH_DEVICE_BACKEND_AUTOLOAD", "TORCH_NPU_TESTING_DEVICE", "TOX_ENV_NAME")},

@@ -1,0 +1,142 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one table: branches, envs, torch / torch_npu pins, maintenance releases, APIs and their files.
+
+Everything reads :file:`table.json` through this module: suite and report (which envs exist, which are
+required), pr and export (what a branch gets), task (where a new API goes), bench and the tool envs
+(``tool_torch``). ``tox.ini`` repeats the envs and pins in its own syntax; a unit test checks that it
+agrees with this table. Names keep the vocabulary of the Ascend side: a *branch* is an Ascend/pytorch
+branch (``master``, ``v2.12.0``), an *env* a tox env that tests one torch of it (``master_213``).
+"""
+import functools
+import json
+import os
+
+from ..runtime.carried import parse_version
+
+TABLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "table.json")
+TABLE_FORMAT = "torch_npu_testing.table/1"
+
+
+@functools.lru_cache(maxsize=None)
+def _load(path=TABLE_PATH):
+    with open(path, encoding="utf-8") as handle:
+        table = json.load(handle)
+    if table.get("format") != TABLE_FORMAT:
+        raise ValueError(f"{path}: format {table.get('format')!r}, expected {TABLE_FORMAT!r}")
+    return table
+
+
+def load(path=None):
+    """The table as a dict (cached per path); a copy-free view: do not mutate it."""
+    return _load(path or TABLE_PATH)
+
+
+# ----------------------------------------------------------------------------------------- branches
+def branches(include_maintenance=True):
+    """Branch names in table order (supported first, as written)."""
+    return [name for name, entry in load()["branches"].items()
+            if include_maintenance or not entry["maintenance"]]
+
+
+def branch(name):
+    """The table entry of branch ``name``; KeyError with the known names if unknown."""
+    known = load()["branches"]
+    if name not in known:
+        raise KeyError(f"unknown Ascend/pytorch branch {name!r} (known: {', '.join(known)})")
+    return known[name]
+
+
+def envs_for_branch(name):
+    """The envs that test ``name`` (``master`` -> ``("master_213", "master_214")``)."""
+    return tuple(branch(name)["envs"])
+
+
+def default_envs():
+    """The envs every report expects: all envs of the supported (not maintenance) branches."""
+    return [env for name in branches(include_maintenance=False) for env in envs_for_branch(name)]
+
+
+def maintenance_envs():
+    return [env for name, entry in load()["branches"].items() if entry["maintenance"] for env in entry["envs"]]
+
+
+def all_envs():
+    return [env for name in branches() for env in envs_for_branch(name)]
+
+
+def branch_of_env(env):
+    """The branch an env tests, or None for an env of no branch (``installed``)."""
+    for name, entry in load()["branches"].items():
+        if env in entry["envs"]:
+            return name
+    return None
+
+
+def is_maintenance_env(env):
+    return env in maintenance_envs()
+
+
+def env_pins(env):
+    """``{"torch": ..., "torch_npu": ...}`` of a branch env; KeyError if unknown."""
+    name = branch_of_env(env)
+    if name is None:
+        raise KeyError(f"unknown env {env!r} (known: {', '.join(all_envs())})")
+    return dict(branch(name)["envs"][env])
+
+
+def env_torch(env):
+    return env_pins(env)["torch"]
+
+
+def branch_torches(name):
+    """The torch releases a branch is tested against, in env order."""
+    return [pins["torch"] for pins in branch(name)["envs"].values()]
+
+
+def tool_torch():
+    """The torch of the kit's own tool envs (unit, bench): a CPU build on this machine."""
+    return load()["tool_torch"]
+
+
+# --------------------------------------------------------------------------------------------- APIs
+def apis():
+    """The target APIs (dicts with name, title, ascend_task_id, since, test_file, coverage)."""
+    return list(load()["apis"])
+
+
+def api(name):
+    for entry in load()["apis"]:
+        if entry["name"] == name:
+            return entry
+    raise KeyError(f"unknown target API {name!r} (known: {', '.join(a['name'] for a in load()['apis'])})")
+
+
+def test_files():
+    """Every API test file, in table order, once."""
+    return list(dict.fromkeys(entry["test_file"] for entry in load()["apis"]))
+
+
+def apis_of_file(path):
+    return [entry for entry in load()["apis"] if entry["test_file"] == path]
+
+
+def api_present_in(entry, torch_release):
+    """True when the API exists in ``torch_release`` by the table's ``since``."""
+    return not entry["since"] or parse_version(torch_release) >= parse_version(entry["since"])
+
+
+def branch_test_files(name, api_names=None):
+    """``(files, left_out)`` for a branch: the test files of ``api_names`` (default: all) that its oldest
+    torch has, and ``{file: reason}`` for those it lacks."""
+    oldest = min(branch_torches(name), key=parse_version)
+    chosen = [api(n) for n in api_names] if api_names else apis()
+    files, left_out = [], {}
+    for entry in chosen:
+        path = entry["test_file"]
+        if api_present_in(entry, oldest):
+            files.append(path)
+        else:
+            left_out[path] = f"{entry['name']} does not exist in torch {oldest} (added in {entry['since']})"
+    files = list(dict.fromkeys(files))
+    return files, {path: why for path, why in left_out.items() if path not in files}
