@@ -158,15 +158,14 @@ def test_package_import_sets_autoload_default_and_does_not_import_torch(run_pyth
 
 
 def test_public_names_are_lazy_and_complete():
-    """The five public names resolve to their modules' objects; other names raise AttributeError."""
-    from torch_npu_testing import device, portable, testcase
+    """The public names resolve to the runtime's objects; other names raise AttributeError."""
+    from torch_npu_testing.runtime import carried, testcase
     assert torch_npu_testing.__all__ == ["TestCase", "run_tests", "device_type", "requires_api",
-                                         "torch_version_at_least"]
+                                         "torch_version_at_least", "find_api", "run_in_thread"]
     assert torch_npu_testing.TestCase is testcase.TestCase
     assert torch_npu_testing.run_tests is testcase.run_tests
-    assert torch_npu_testing.device_type is device.device_type
-    assert torch_npu_testing.requires_api is portable.requires_api
-    assert torch_npu_testing.torch_version_at_least is portable.torch_version_at_least
+    for name in ("device_type", "requires_api", "torch_version_at_least", "find_api", "run_in_thread"):
+        assert getattr(torch_npu_testing, name) is getattr(carried, name)
     assert set(torch_npu_testing.__all__) <= set(dir(torch_npu_testing))
     assert not hasattr(torch_npu_testing, "no_such_name")
     with pytest.raises(AttributeError, match="^module 'torch_npu_testing' has no attribute 'no_such_name'$"):
