@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from torch_npu_testing.suite import probe as probe_module
-from torch_npu_testing.device import device_choice
+from torch_npu_testing.runtime.carried import DEVICE_VARIABLES, resolve_device
 from torch_npu_testing.suite.probe import cann_version, format_probe, probe
 
 import torch
@@ -107,10 +107,10 @@ def test_probe_keys_types_and_values(tmp_path, monkeypatch):
     assert set(info["torch_npu"]) == {"installed_version", "file", "imported", "version"}
     assert info["torch_npu"]["imported"] is ("torch_npu" in sys.modules)
     assert info["cann"] == {"version": "8.0.RC3", "file": cann_file}
-    choice = device_choice()
-    assert info["device"] == {"type": choice.type, "reason": choice.reason, "notes": list(choice.notes),
-                              "count": info["device"]["count"]}
-    assert isinstance(info["device"]["count"], int) and info["device"]["count"] >= (choice.type == "cpu")
+    device, notes = resolve_device()
+    assert info["device"] == {"type": device, "reason": probe_module._device_reason(device, DEVICE_VARIABLES),
+                              "notes": list(notes), "count": info["device"]["count"]}
+    assert isinstance(info["device"]["count"], int) and info["device"]["count"] >= (device == "cpu")
     assert info["initial_grad_mode"] is torch.is_grad_enabled()
     assert set(info["environment"]) == {"TORCH_DEVICE_BACKEND_AUTOLOAD", "TORCH_NPU_TESTING_DEVICE", "TOX_ENV_NAME"}
 

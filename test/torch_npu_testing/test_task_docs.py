@@ -9,7 +9,7 @@ import pytest
 
 from torch_npu_testing.__main__ import main
 
-from ascend_fixture import API, make_ascend
+from ascend_fixture import API, clone_of, make_ascend
 
 DOCS = "docs/zh/api/native_api"
 
@@ -58,6 +58,10 @@ def test_write_puts_the_method_inside_the_class_block_then_lists_it(ascend, caps
     # the method's block closes, then the class's block, then the next heading
     assert lines[next_heading - 4:next_heading] == ["</div>", "", "</div>", ""]
     assert not list(ascend.glob(f"{DOCS}/pytorch_2-7-1/.tmp-*"))
+    code, captured = run_docs(capsys, API, "--ascend", str(ascend), "--branches", "v2.7.1")
+    assert code == 0 and "| 2.7.1 | missing |" in captured.out  # docs are read from master's commit
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-am", "docs"], cwd=ascend,
+                   check=True)
     code, captured = run_docs(capsys, API, "--ascend", str(ascend), "--branches", "v2.7.1")
     assert code == 0 and "| 2.7.1 | listed |" in captured.out
 
@@ -118,3 +122,23 @@ def test_docs_bad_input_is_one_line_exit_2_nothing_written(ascend, tmp_path, cap
     assert not json_path.exists()
     status = subprocess.run(["git", "status", "--porcelain"], cwd=ascend, capture_output=True, text=True).stdout
     assert status == ""
+
+
+def test_docs_are_read_from_origin_master_with_another_branch_checked_out(ascend, tmp_path, capsys):
+    """A normal clone with v2.7.1 checked out: the docs come from origin/master through git."""
+    clone = clone_of(ascend, tmp_path / "clone")
+    subprocess.run(["git", "checkout", "-q", "v2.7.1"], cwd=clone, check=True)  # local v2.7.1 tracking origin
+    subprocess.run(["git", "branch", "-q", "-D", "master"], cwd=clone, check=True)
+    assert not (clone / "docs").exists()
+    out = tmp_path / "d.json"
+    code, captured = run_docs(capsys, API, "--ascend", str(clone), "--branches", "v2.7.1", "master", "--json", str(out))
+    assert code == 0, captured.err
+    doc = json.loads(out.read_text())
+    master = subprocess.run(["git", "rev-parse", "origin/master"], cwd=clone, capture_output=True, text=True).stdout
+    assert doc["docs_from"] == f"origin/master ({master[:7]})"
+    assert [(v["branch"], v["torch_version"], v["listed"]) for v in doc["versions"]] == [
+        ("v2.7.1", "2.7.1", False), ("origin/master", "2.14.0", False), ("origin/master", "2.13.0", True)]
+    assert "Docs read from `origin/master (" in captured.out
+    code, captured = run_docs(capsys, API, "--ascend", str(clone), "--write")
+    assert code == 2 and "check out master first" in captured.err and captured.err.count("\n") == 1
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True).stdout == ""

@@ -1,6 +1,7 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""``new``: scaffold + target_apis.json + export_branches.json on a temp copy of the kit; refusals."""
+"""``new``: scaffold + the API's row in table.json on a temp copy of the kit; the path search suggests;
+refusals."""
 import json
 import shutil
 import subprocess
@@ -9,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from ascend_fixture import clone_of, make_ascend
+
 from torch_npu_testing.__main__ import main
+from torch_npu_testing.common.layout import PUBLIC_NAMES
 from torch_npu_testing.task import locate, scaffold
 
 PACKAGE = Path(__file__).resolve().parents[2] / "torch_npu_testing"
@@ -19,11 +23,15 @@ FLAKE8 = Path(sys.executable).with_name("flake8")
 @pytest.fixture
 def kit(tmp_path):
     root = tmp_path / "kit"
-    (root / "torch_npu_testing").mkdir(parents=True)
+    (root / "torch_npu_testing" / "common").mkdir(parents=True)
     (root / "test" / "functorch").mkdir(parents=True)
-    for name in ("target_apis.json", "export_branches.json"):
-        shutil.copy(PACKAGE / name, root / "torch_npu_testing" / name)
+    (root / "test" / "npu").mkdir(parents=True)
+    shutil.copy(PACKAGE / "common" / "table.json", root / "torch_npu_testing" / "common" / "table.json")
     return root
+
+
+def table_apis(kit):
+    return json.loads((kit / scaffold.TABLE_REL).read_text())["apis"]
 
 
 def snapshot(root):
@@ -35,14 +43,14 @@ def fake_rows(found_from):
             for v in ("2.7.1", "2.9.1", "2.13.0")]
 
 
-def test_new_writes_scaffold_and_both_maps(kit, tmp_path, capsys, monkeypatch):
+def test_new_writes_scaffold_and_the_table_row(kit, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(locate, "locate_all", lambda name, pythons: fake_rows("2.9.1"))
     rel = "test/functorch/test_fake_thing_api.py"
     out = tmp_path / "new.json"
     assert main(["new", "torch._functorch.fake.thing", "--path", rel, "--kit", str(kit), "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert (doc["format"], doc["since"], doc["path"]) == ("torch_npu_testing.new/1", "2.9", rel)
-    assert doc["branches"] == ["master", "v2.12.0", "v2.11.0"] and list(doc["left_out"]) == ["v2.7.1"]
+    assert sorted(doc["branches"]) == ["master", "v2.11.0", "v2.12.0"] and list(doc["left_out"]) == ["v2.7.1"]
     text = (kit / rel).read_text()
     assert text.startswith("# Copyright (c) 2026, torch_npu API-consistency kit contributors.\n")
     assert ("from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least"
@@ -55,15 +63,13 @@ def test_new_writes_scaffold_and_both_maps(kit, tmp_path, capsys, monkeypatch):
     if FLAKE8.exists():
         lint = subprocess.run([str(FLAKE8), "--max-line-length=120", str(kit / rel)], capture_output=True, text=True)
         assert lint.returncode == 0, lint.stdout
-    targets = json.loads((kit / "torch_npu_testing/target_apis.json").read_text())
-    assert targets["apis"][-1] == {"name": "torch._functorch.fake.thing", "task": "torch._functorch.fake.thing",
-                                   "ascend_task_id": None, "since": "2.9", "test_file": rel}
-    branches = json.loads((kit / "torch_npu_testing/export_branches.json").read_text())
-    assert rel in branches["branches"]["master"]["test_files"]
-    assert "added in 2.9" in branches["branches"]["v2.7.1"]["left_out"][rel]
-    from torch_npu_testing.export import load_branch_map
-    load_branch_map(str(kit / "torch_npu_testing/export_branches.json"))
-    assert "left out of v2.7.1" in capsys.readouterr().out
+    assert table_apis(kit)[-1] == {"name": "torch._functorch.fake.thing", "title": "fake.thing",
+                                   "ascend_task_id": None, "since": "2.9", "test_file": rel, "coverage": []}
+    assert table_apis(kit)[:-1] == json.loads((PACKAGE / "common" / "table.json").read_text())["apis"]
+    assert sorted(doc["written"]) == sorted([str(kit / rel), str(kit / scaffold.TABLE_REL)])
+    out = capsys.readouterr().out
+    assert "left out of v2.7.1: thing does not exist in torch 2.7.1 (added in 2.9)" in out
+    assert "export sends it to " + ", ".join(doc["branches"]) in out
 
 
 def test_scaffold_fails_every_test_when_run(kit, monkeypatch, capsys):
@@ -83,6 +89,8 @@ def test_existing_api_or_path_refuses_and_changes_nothing(kit, monkeypatch, caps
     assert "already in" in capsys.readouterr().err
     assert main(["new", "torch.fresh.api", "--path", "test/functorch/test_taken_api.py", "--kit", str(kit)]) == 2
     assert "already exists" in capsys.readouterr().err
+    assert main(["new", "torch.fresh.api", "--kit", str(kit)]) == 2
+    assert "give --path" in capsys.readouterr().err
     assert snapshot(kit) == before
 
 
@@ -92,6 +100,7 @@ def test_existing_api_or_path_refuses_and_changes_nothing(kit, monkeypatch, caps
     (["new", "torch.x.y", "--path", "test/nofolder/test_a.py"], "does not exist"),
     (["new", "x.y", "--path", "test/functorch/test_a.py"], "cannot parse API name"),
     (["new", "torch.x.y", "--path", "test/functorch/test_a.py", "--kit", "{tmp}"], "no torch_npu_testing/"),
+    (["new", "torch.x.y", "--ascend", "{tmp}"], "not a git work tree"),
     (["new", "torch.x.y", "--path", "test/functorch/test_a.py", "--json", "{tmp}/no/x.json"], "does not exist"),
 ])
 def test_bad_input(kit, tmp_path, capsys, monkeypatch, argv, message):
@@ -112,3 +121,31 @@ def test_api_found_nowhere_refuses(kit, monkeypatch, capsys):
     assert main(["new", "torch.x.y", "--path", "test/functorch/test_a_api.py", "--kit", str(kit)]) == 2
     assert "not found in any torch probed" in capsys.readouterr().err
     assert snapshot(kit) == before
+
+
+def test_the_scaffold_imports_only_public_names():
+    assert set(scaffold.SCAFFOLD_NAMES) <= set(PUBLIC_NAMES)
+
+
+def test_search_suggests_the_path_and_an_existing_table_file_is_joined(kit, tmp_path, monkeypatch, capsys):
+    """On a normal clone, search says the clone tests belong in the file whose tests are about the owner and
+    its siblings; new takes that path. A table test file there is joined: no scaffold written."""
+    monkeypatch.setattr(locate, "locate_all", lambda name, pythons: fake_rows("2.7.1"))
+    origin = make_ascend(tmp_path / "origin")
+    subprocess.run(["git", "rm", "-q", "test/npu/test_grad.py"], cwd=origin, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"], cwd=origin,
+                   check=True)
+    clone = clone_of(origin, tmp_path / "clone")
+    out = tmp_path / "n.json"
+    assert main(["new", "torch.no_grad.clone", "--ascend", str(clone), "--branch", "v2.7.1", "--kit", str(kit),
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["path"] == "test/npu/test_switches.py"
+    assert doc["suggested_by"].startswith("search on origin/v2.7.1 (")
+    assert "new tests belong in test/npu/test_switches.py" in capsys.readouterr().out
+    assert (kit / "test/npu/test_switches.py").exists()
+    grad = "test/npu/test_locally_disabling_gradient_omputation.py"
+    (kit / grad).write_text("kept\n")
+    assert main(["new", "torch.enable_grad.clone", "--path", grad, "--kit", str(kit)]) == 0
+    assert (kit / grad).read_text() == "kept\n" and table_apis(kit)[-1]["test_file"] == grad
+    assert "already a test file of the kit" in capsys.readouterr().out

@@ -9,7 +9,7 @@ import pytest
 from torch_npu_testing.__main__ import main
 from torch_npu_testing.task import callfinder
 
-from ascend_fixture import API, make_ascend
+from ascend_fixture import API, clone_of, make_ascend
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def ascend(tmp_path_factory):
 
 
 def hits_by_test(branch):
-    return {callfinder.test_id(hit): hit["kind"] for hit in branch["hits"]}
+    return {callfinder.hit_test_id(hit): hit["kind"] for hit in branch["hits"]}
 
 
 def test_search_finds_every_call_form_per_branch(ascend, tmp_path, capsys):
@@ -29,16 +29,21 @@ def test_search_finds_every_call_form_per_branch(ascend, tmp_path, capsys):
     assert doc["format"] == "torch_npu_testing.search/1" and doc["api"] == API
     master, v271 = doc["repos"][0]["branches"]
     prefix = "test/npu/test_grad.py::TestGrad::"
-    assert hits_by_test(master) == {
+    family = {"test/npu/test_switches.py::TestSwitches::test_no_grad": "related",
+              "test/npu/test_switches.py::TestSwitches::test_set_grad_enabled": "related",
+              "test/test_autograd.py::TestAutograd::test_sum": "related"}
+    assert hits_by_test(master) == dict(family, **{
         prefix + "test_chained": "direct", prefix + "test_alias_module": "direct", prefix + "test_instance": "direct",
         prefix + "test_as_name": "direct", "test/npu/test_grad.py::test_module_level": "direct",
-        prefix + "test_named_only": "mention", prefix + "test_owner_only": "mention"}
-    assert hits_by_test(v271) == {prefix + "test_chained": "direct", prefix + "test_alias_module": "direct",
-                                  prefix + "test_owner_only": "mention"}
+        prefix + "test_named_only": "mention", prefix + "test_owner_only": "related"})
+    assert hits_by_test(v271) == dict(family, **{prefix + "test_chained": "direct",
+                                                 prefix + "test_alias_module": "direct",
+                                                 prefix + "test_owner_only": "related"})
     assert v271["unparsable"] == ["test/npu/test_broken.py"]
     commit = subprocess.run(["git", "rev-parse", "v2.7.1"], cwd=ascend, capture_output=True, text=True).stdout.strip()
     assert v271["commit"] == commit
-    line = f"2 tests call {API} directly on v2.7.1 ({commit[:7]}), 1 related test"
+    line = (f"2 tests call {API} directly on v2.7.1 ({commit[:7]}), 4 related tests; new tests belong in "
+            "test/npu/test_grad.py")
     assert v271["summary"] == line and line in text
     assert f"5 tests call {API} directly on master" in text
     assert f"git -C {ascend} grep -l -w -F --all-match -e set_grad_enabled -e clone v2.7.1 -- test" in text
@@ -114,3 +119,64 @@ def test_without_torch_only_the_name_and_aliases_given_are_searched(ascend, monk
     assert "torch is not importable here: re-exports not resolved" in text
     # torch.set_grad_enabled(...).clone() still counts (the alias given); grad_mode.set_grad_enabled(...) too
     assert "5 tests call" in text
+
+
+def test_owner_and_sibling_callers_are_related_and_the_home_file_ranks_first(ascend, tmp_path, capsys):
+    """At a commit before any clone test, the file whose tests are about set_grad_enabled / no_grad (and never
+    name clone) is found and ranked first: it is where the new tests belong."""
+    work = tmp_path / "before"
+    subprocess.run(["git", "clone", "-q", str(ascend), str(work)], check=True)
+    subprocess.run(["git", "rm", "-q", "test/npu/test_grad.py"], cwd=work, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "before"], cwd=work,
+                   check=True)
+    out = tmp_path / "s.json"
+    assert main(["search", API, "--ascend", str(work), "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    members = [(m["name"].rsplit(".", 1)[-1], m["role"]) for m in doc["family"]["members"]]
+    assert members[:3] == [("set_grad_enabled", "owner"), ("no_grad", "sibling"), ("enable_grad", "sibling")]
+    branch = doc["repos"][0]["branches"][0]
+    assert [callfinder.hit_test_id(hit) for hit in branch["hits"]] == [
+        "test/npu/test_switches.py::TestSwitches::test_set_grad_enabled",  # the owner's test first
+        "test/npu/test_switches.py::TestSwitches::test_no_grad",
+        "test/test_autograd.py::TestAutograd::test_sum"]
+    assert branch["home"]["path"] == "test/npu/test_switches.py"
+    assert "New tests belong in `test/npu/test_switches.py`: 2 of its 2 tests call the owner or its siblings" in text
+    assert "calls set_grad_enabled (owner), not the API itself" in text
+
+
+def test_an_api_outside_the_table_gets_its_family_too(ascend, tmp_path):
+    out = tmp_path / "s.json"
+    assert main(["search", "torch.no_grad.clone", "--ascend", str(ascend), "--branches", "v2.7.1",
+                 "--json", str(out)]) == 0
+    branch = json.loads(out.read_text())["repos"][0]["branches"][0]
+    assert branch["home"]["path"] == "test/npu/test_switches.py"
+    assert branch["files"][0]["named_for"] == ["no_grad", "set_grad_enabled"]
+
+
+def test_branch_names_on_a_normal_clone(ascend, tmp_path, capsys):
+    """A normal clone has only master local: v2.7.1 is origin/v2.7.1, said with its commit."""
+    clone = clone_of(ascend, tmp_path / "clone")
+    out = tmp_path / "s.json"
+    assert main(["search", API, "--ascend", str(clone), "--branches", "v2.7.1", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    branch = json.loads(out.read_text())["repos"][0]["branches"][0]
+    commit = subprocess.run(["git", "rev-parse", "origin/v2.7.1"], cwd=clone, capture_output=True,
+                            text=True).stdout.strip()
+    assert (branch["asked"], branch["ref"], branch["commit"]) == ("v2.7.1", "origin/v2.7.1", commit)
+    assert f"#### ascend `origin/v2.7.1` ({commit}) (asked: `v2.7.1`)" in text
+
+
+def test_two_remote_candidates_refuse_and_list_them(ascend, tmp_path, capsys):
+    clone = clone_of(ascend, tmp_path / "clone2")
+    subprocess.run(["git", "remote", "add", "fork", str(ascend)], cwd=clone, check=True)
+    subprocess.run(["git", "fetch", "-q", "fork"], cwd=clone, check=True)
+    out = tmp_path / "s.json"
+    assert main(["search", API, "--ascend", str(clone), "--branches", "v2.7.1", "--json", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ambiguous" in err and "fork/v2.7.1, origin/v2.7.1" in err
+    assert not out.exists()
+    # a local branch wins over remote-tracking ones
+    subprocess.run(["git", "branch", "-q", "v2.7.1", "origin/v2.7.1"], cwd=clone, check=True)
+    assert main(["search", API, "--ascend", str(clone), "--branches", "v2.7.1", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["repos"][0]["branches"][0]["ref"] == "v2.7.1"

@@ -10,7 +10,8 @@ import os
 import stat
 
 import pytest
-from test_upstream_support import OTHER, OTHER_PATCHED, TINY, TINY_BASE, TINY_PATCHED, cli, git, make_kit, tree_snapshot
+from test_upstream_support import (OTHER, OTHER_PATCHED, TINY, TINY_BASE, TINY_PATCH, TINY_PATCHED, cli, git, make_kit,
+                                   tree_snapshot)
 
 
 pytestmark = pytest.mark.usefixtures("no_outside_config")
@@ -29,11 +30,11 @@ def test_apply_then_revert_round_trip(tmp_path, capsys):
     assert kit.base().read_text() == TINY_PATCHED
     assert (kit.source / OTHER).read_text() == OTHER_PATCHED
     assert stat.S_IMODE(os.stat(kit.base()).st_mode) == 0o640
-    assert f"applied {TINY}.patch" in out
+    assert f"applied {TINY_PATCH}" in out
     code, out, _ = cli(kit.cli("revert"), capsys)
     assert code == 0, out
     assert kit.base().read_text() == TINY_BASE
-    assert f"reverted {TINY}.patch" in out
+    assert f"reverted {TINY_PATCH}" in out
     assert leftovers(kit.root) == []
 
 

@@ -9,10 +9,11 @@ import hashlib
 import re
 
 import pytest
-from test_upstream_support import PREAMBLE, TINY, cli, git, git_blob, make_kit, tree_snapshot
+from test_upstream_support import PREAMBLE, TINY, TINY_PATCH, cli, git, git_blob, make_kit, tree_snapshot
 
 from torch_npu_testing.common.errors import UsageError
-from torch_npu_testing.upstream import gitutil, manifest, patches, scratch, source
+from torch_npu_testing.common import gitutil
+from torch_npu_testing.upstream import manifest, patches, scratch, source
 
 
 pytestmark = pytest.mark.usefixtures("no_outside_config")
@@ -33,7 +34,7 @@ def test_check_reports_applies_and_recorded_base(tmp_path, capsys):
     before = tree_snapshot(kit.root)
     code, out, _ = cli(kit.cli("check"), capsys)
     assert code == 0
-    assert f"{TINY}.patch: applies; base is the recorded base" in out
+    assert f"{TINY_PATCH}: applies; base is the recorded base" in out
     assert "pytorch/pytorch@v2.99.0" in out
     assert tree_snapshot(kit.root) == before
 
@@ -113,16 +114,16 @@ def test_no_source_at_all_is_one_line_error(tmp_path, capsys):
 def test_unknown_patch_name_is_one_line_error(tmp_path, capsys, command):
     kit = make_kit(tmp_path)
     code, _, err = cli(kit.cli(command, "--patch", "test_nothing"), capsys)
-    assert_one_line_error(code, err, "unknown patch 'test_nothing'", f"{TINY}.patch")
+    assert_one_line_error(code, err, "unknown patch 'test_nothing'", f"{TINY_PATCH}")
 
 
 def test_patch_selected_by_stem_path_or_name(tmp_path):
     kit = make_kit(tmp_path, with_other=True)
     names = patches.discover(kit.patches)
-    assert patches.resolve_name("test_tiny", names) == TINY + ".patch"
-    assert patches.resolve_name(TINY, names) == TINY + ".patch"
-    assert patches.resolve_name(TINY + ".patch", names) == TINY + ".patch"
-    assert [p.name for p in patches.select(kit.patches, ["test_other"])] == ["test/functorch/test_other.py.patch"]
+    assert patches.resolve_name("test_tiny", names) == TINY_PATCH
+    assert patches.resolve_name(TINY, names) == TINY_PATCH
+    assert patches.resolve_name(TINY_PATCH, names) == TINY_PATCH
+    assert [p.name for p in patches.select(kit.patches, ["test_other"])] == ["v2.99/test/functorch/test_other.py.patch"]
     assert len(patches.select(kit.patches)) == 2
 
 
@@ -143,14 +144,14 @@ def test_corrupt_patch_is_one_line_error(tmp_path, capsys, damage, command):
     kit.patch_path().write_text(text)
     before = tree_snapshot(kit.root)
     code, _, err = cli(kit.cli(command), capsys)
-    assert_one_line_error(code, err, "corrupt patch", f"{TINY}.patch")
+    assert_one_line_error(code, err, "corrupt patch", f"{TINY_PATCH}")
     assert tree_snapshot(kit.root) == before
 
 
 def test_manifest_base_disagreeing_with_index_line_is_error(tmp_path, capsys):
     kit = make_kit(tmp_path)
     data = kit.manifest_data()
-    data["patches"][TINY + ".patch"]["base_blob"] = "0" * 40
+    data["patches"][TINY_PATCH]["base_blob"] = "0" * 40
     kit.write_manifest(data)
     code, _, err = cli(kit.cli("check"), capsys)
     assert_one_line_error(code, err, "disagrees with the patch's index line")

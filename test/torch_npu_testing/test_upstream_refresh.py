@@ -9,7 +9,7 @@ description, and records the new base (and upstream tag/commit) in the manifest;
 import re
 
 import pytest
-from test_upstream_support import PREAMBLE, TINY, TINY_PATCHED, cli, git, git_blob, make_kit, tree_snapshot
+from test_upstream_support import PREAMBLE, TINY, TINY_PATCH, TINY_PATCHED, cli, git, git_blob, make_kit, tree_snapshot
 
 
 pytestmark = pytest.mark.usefixtures("no_outside_config")
@@ -50,7 +50,7 @@ def test_refresh_regenerates_patch_with_paths_and_index(tmp_path, capsys):
     base = git_blob(kit.base())
     assert re.search(rf"^index {base}\.\.[0-9a-f]{{40}} 100644$", text, re.MULTILINE)
     assert '+DEVICE = "cpu"  # resolved here' in text
-    assert kit.manifest_data()["patches"][TINY + ".patch"]["base_blob"] == base
+    assert kit.manifest_data()["patches"][TINY_PATCH]["base_blob"] == base
     # the refreshed patch reproduces the edited file exactly
     assert cli(kit.cli("apply"), capsys)[0] == 0
     assert kit.base().read_text() == edited
@@ -67,7 +67,7 @@ def test_refresh_for_a_new_upstream_base_records_tag(tmp_path, capsys):
     (dest / TINY).write_text((dest / TINY).read_text().replace("VALUE = 1  # upstream v3", "VALUE = 2  # adapted"))
     code, out, _ = cli(kit.cli("diff", "--scratch", dest, "--upstream-tag", "v3.0.0"), capsys)
     assert code == 0, out
-    entry = kit.manifest_data()["patches"][TINY + ".patch"]
+    entry = kit.manifest_data()["patches"][TINY_PATCH]
     assert entry["base_blob"] == git_blob(kit.base())
     assert entry["upstream"] == {"repo": "pytorch/pytorch", "tag": "v3.0.0", "commit": None}
     assert entry["expected_failures"], "refresh must keep the expected failures"
@@ -83,7 +83,7 @@ def test_refresh_without_ref_on_new_base_forgets_old_ref(tmp_path, capsys):
     code, out, _ = cli(kit.cli("refresh", "--scratch", dest), capsys)
     assert code == 0
     assert "upstream ref unrecorded" in out
-    assert kit.manifest_data()["patches"][TINY + ".patch"]["upstream"]["tag"] is None
+    assert kit.manifest_data()["patches"][TINY_PATCH]["upstream"]["tag"] is None
 
 
 def test_refresh_detects_commit_and_tag_of_git_checkout(tmp_path, capsys):
@@ -96,7 +96,7 @@ def test_refresh_detects_commit_and_tag_of_git_checkout(tmp_path, capsys):
     dest = tmp_path / "edit"
     assert cli(kit.cli("scratch", "--dest", dest), capsys)[0] == 0
     assert cli(kit.cli("refresh", "--scratch", dest), capsys)[0] == 0
-    upstream = kit.manifest_data()["patches"][TINY + ".patch"]["upstream"]
+    upstream = kit.manifest_data()["patches"][TINY_PATCH]["upstream"]
     assert upstream["commit"] == head and upstream["tag"] == "v9.9.9"
 
 
@@ -115,11 +115,14 @@ def test_refresh_add_creates_new_patch_and_manifest_entry(tmp_path, capsys):
     dest = tmp_path / "edit"
     assert cli(kit.cli("scratch", "--dest", dest, "--add", new), capsys)[0] == 0
     (dest / new).write_text("X = DEVICE\n")
-    code, out, _ = cli(kit.cli("refresh", "--scratch", dest, "--add", new, "--upstream-commit", "abc123"), capsys)
+    code, out, err = cli(kit.cli("refresh", "--scratch", dest, "--add", new, "--upstream-commit", "abc123"), capsys)
+    assert code == 2 and "--add needs --base KEY" in err
+    code, out, _ = cli(kit.cli("refresh", "--scratch", dest, "--add", new, "--base", "v2.99",
+                               "--upstream-commit", "abc123"), capsys)
     assert code == 0, out
-    patch_text = (kit.patches / (new + ".patch")).read_text()
+    patch_text = (kit.patches / "v2.99" / (new + ".patch")).read_text()
     assert f"diff --git a/{new} b/{new}" in patch_text and "+X = DEVICE" in patch_text
-    entry = kit.manifest_data()["patches"][new + ".patch"]
+    entry = kit.manifest_data()["patches"]["v2.99/" + new + ".patch"]
     assert entry["base_blob"] == git_blob(kit.source / new)
     assert entry["upstream"]["commit"] == "abc123" and entry["expected_failures"] == []
     code, out, _ = cli(kit.cli("check"), capsys)

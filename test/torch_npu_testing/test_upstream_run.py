@@ -15,9 +15,10 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
-from test_upstream_support import TINY, make_kit, tree_snapshot
+from test_upstream_support import TINY, TINY_PATCH, make_kit, tree_snapshot
 
 from torch_npu_testing.common import results
 from torch_npu_testing.__main__ import main as cli_main
@@ -62,7 +63,7 @@ def test_run_reports_every_outcome_and_writes_results(tmp_path, capsys):
     assert "was broken before" in got["TestTiny.test_fixed_upstream"][1]
     assert got["TestTiny.test_gpu"] == ("skipped", "needs a GPU")
     [patch] = document["patches"]
-    assert patch["patch"] == TINY + ".patch"
+    assert patch["patch"] == TINY_PATCH
     assert patch["source"] == str(kit.source.resolve()) == document["source"]
     assert patch["base_matches"] is True and patch["applies"] is True
     assert patch["device"] == "cpu" and document["device"] == "cpu"
@@ -76,7 +77,7 @@ def test_run_reports_every_outcome_and_writes_results(tmp_path, capsys):
     assert document["ok"] is True and document["unexpected_failures"] == 0
     assert document["format"] == results.FORMAT and document["kind"] == "upstream"
     assert "  expected_failure    TestTiny.test_known_gap: synthetic device gap" in out
-    assert f"upstream: {TINY}.patch: 2 passed, 1 skipped, 2 expected failure, 1 unexpected success " \
+    assert f"upstream: {TINY_PATCH}: 2 passed, 1 skipped, 2 expected failure, 1 unexpected success " \
         "(6 tests, 6 cases): ok" in out
     assert tree_snapshot(kit.source) == before
     assert list((tmp_path / "tempdir").iterdir()) == [], "scratch copies left behind"
@@ -213,7 +214,9 @@ def test_driver_records_every_case_by_path_without_the_kit(tmp_path):
     kit = tmp_path / "kit"
     (kit / "upstream").mkdir(parents=True)
     shutil.copy(runner.DRIVER, kit / "upstream" / "driver.py")
-    shutil.copy(results.__file__, kit / "results.py")
+    (kit / "common").mkdir()
+    shutil.copy(results.__file__, kit / "common" / "results.py")
+    shutil.copy(Path(results.__file__).with_name("atomic.py"), kit / "common" / "atomic.py")
     test_file = tmp_path / "test_driver_cases.py"
     test_file.write_text(textwrap.dedent(DRIVER_CASES))
     out = tmp_path / "out.json"
@@ -263,3 +266,39 @@ def test_classify_applies_an_expectation_to_the_cases_of_a_test():
     assert [c.outcome.value for c in runner.classify(all_pass, failures, "2.13.0", "cpu")] == [
         "unexpected_success", "unexpected_success"]
     assert [o.value for o in Outcome if runner.fails_upstream_run(o)] == ["failed", "error"]
+
+
+def second_base(kit, key, run_under, value):
+    """Another base's patch of the tiny file (setting VALUE to ``value``), with its own run_under."""
+    from test_upstream_support import TINY_BASE, make_patch_text
+    patch = kit.patches / key / (TINY + ".patch")
+    patch.parent.mkdir(parents=True)
+    patch.write_text(make_patch_text(kit.root / f"work-{key}", TINY, TINY_BASE,
+                                     TINY_BASE.replace("VALUE = 1\n", f"VALUE = {value}\n")))
+    data = kit.manifest_data()
+    data["patches"][TINY_PATCH]["run_under"] = ["2.99.0"]
+    data["patches"][f"{key}/{TINY}.patch"] = {"run_under": run_under, "expected_failures": []}
+    kit.write_manifest(data)
+
+
+def test_plain_run_picks_the_patch_whose_base_fits_the_interpreters_torch(tmp_path, capsys):
+    """Two bases patch the same file: one copy takes one patch, the one made for this torch (X.Y)."""
+    import torch
+    kit = make_kit(tmp_path)
+    release = torch.__version__.split("+")[0]
+    second_base(kit, "v-here", [release], 2)
+    code, out, _ = cli(kit.cli("run"), capsys)
+    assert f"v-here/{TINY}.patch" in out and TINY_PATCH not in out
+    assert "TestTiny.test_needs_patch" in out and code in (0, 1)
+
+
+def test_two_patches_of_one_file_without_a_fitting_torch_is_a_one_line_error(tmp_path, capsys):
+    kit = make_kit(tmp_path)
+    second_base(kit, "v-other", ["2.98.0"], 2)
+    before = tree_snapshot(kit.root)
+    code, out, err = cli(kit.cli("run"), capsys)
+    assert code == 2 and out == "" and "no selected patch is made for torch" in err and err.count("\n") == 1
+    assert tree_snapshot(kit.root) == before
+    code, out, err = cli(kit.cli("apply"), capsys)
+    assert code == 2 and "pick one base with --base KEY" in err
+    assert tree_snapshot(kit.root) == before

@@ -16,6 +16,9 @@ from torch_npu_testing.__main__ import main as cli_main
 
 TINY = "test/functorch/test_tiny.py"
 OTHER = "test/functorch/test_other.py"
+BASE_KEY = "v2.99"
+TINY_PATCH = f"{BASE_KEY}/{TINY}.patch"
+OTHER_PATCH = f"{BASE_KEY}/{OTHER}.patch"
 
 TINY_BASE = '''\
 import unittest
@@ -109,7 +112,7 @@ class Kit:
     manifest: Path
 
     def patch_path(self, target=TINY):
-        return self.patches / (target + ".patch")
+        return self.patches / BASE_KEY / (target + ".patch")
 
     def manifest_data(self):
         return json.loads(self.manifest.read_text())
@@ -143,10 +146,10 @@ def make_kit(tmp_path, with_other=False, expected=None):
         pairs.append((OTHER, OTHER_BASE, OTHER_PATCHED))
     entries = {}
     for number, (target, old, new) in enumerate(pairs):
-        patch = patches / (target + ".patch")
+        patch = patches / BASE_KEY / (target + ".patch")
         patch.parent.mkdir(parents=True, exist_ok=True)
         patch.write_text(PREAMBLE + make_patch_text(work / str(number), target, old, new))
-        entries[target + ".patch"] = {
+        entries[f"{BASE_KEY}/{target}.patch"] = {
             "upstream": {"repo": "pytorch/pytorch", "tag": "v2.99.0", "commit": None},
             "base_blob": git_blob(source / target),
             "expected_failures": [],
@@ -157,7 +160,7 @@ def make_kit(tmp_path, with_other=False, expected=None):
             {"test": "TestTiny.test_fixed_upstream", "reason": "was broken before"},
             {"test": "TestTiny.test_raises", "reason": "raises on this device", "devices": ["cpu"]},
         ]
-    entries[TINY + ".patch"]["expected_failures"] = expected
+    entries[TINY_PATCH]["expected_failures"] = expected
     manifest = patches / "manifest.json"
     manifest.write_text(json.dumps({"format": 1, "patches": entries}, indent=2) + "\n")
     return Kit(root=root, source=source, patches=patches, manifest=manifest)

@@ -126,7 +126,7 @@ def test_without_source_each_torch_installs_nothing_and_records_the_skip(tmp_pat
 
 @pytest.mark.parametrize("args, message", [
     (["--each-torch", "--python", sys.executable], "--each-torch and --python exclude each other"),
-    (["--torch", "2.13.0"], "--torch and --venvs go with --each-torch"),
+    (["--torch", "2.13.0"], "--torch, --venvs and --reuse-envs go with --each-torch"),
     (["--each-torch", "--results", "x.json"], "use --results-dir DIR, not --results"),
     (["--results", "x.json", "--results-dir", "d"], "--results and --results-dir exclude each other"),
 ])
@@ -135,3 +135,56 @@ def test_conflicting_options_are_one_line_errors_that_write_nothing(tmp_path, cl
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and message in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+class FakePatch:
+    def __init__(self, name):
+        self.name = name
+        self.target = name.split("/", 1)[1][: -len(".patch")]
+
+
+V212 = FakePatch("v2.12/test/functorch/test_x.py.patch")
+V0099 = FakePatch("0099ec9/test/functorch/test_x.py.patch")
+BASES = {"patches": {V212.name: {"run_under": ["2.12.0", "2.11.0"]}, V0099.name: {"run_under": ["2.13.0", "2.14.1"]}}}
+
+
+def test_each_release_runs_only_the_patch_whose_base_fits_it():
+    assert torches.patches_for_release([V212, V0099], BASES, "2.11.0") == [V212]
+    assert torches.patches_for_release([V212, V0099], BASES, "2.14.1") == [V0099]
+    assert torches.patches_for_release([V212, V0099], BASES, "2.14.0") == [V0099]  # same X.Y
+    assert torches.shared_targets([V212, V0099]) == ["test/functorch/test_x.py"]
+    with pytest.raises(UsageError, match="no selected patch is made for torch 2.7.1"):
+        torches.patches_for_release([V212, V0099], BASES, "2.7.1")
+    both = {"patches": {V212.name: {"run_under": ["2.12.0"]}, V0099.name: {"run_under": ["2.12.0"]}}}
+    with pytest.raises(UsageError, match="pick one base with --base KEY"):
+        torches.patches_for_release([V212, V0099], both, "2.12.0")
+
+
+def fake_env(toxworkdir, env, version, requirements=True):
+    """A branch env whose `python` is a shell script answering like an interpreter with that torch."""
+    python = Path(toxworkdir) / env / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\ncase \"$2\" in\n  *expecttest*) exit %d ;;\n  *) echo %s ;;\nesac\n"
+                      % (0 if requirements else 1, version))
+    python.chmod(0o755)
+    return python
+
+
+def test_a_branch_env_with_the_same_torch_lends_its_interpreter(tmp_path):
+    """v2_12 (torch 2.12.0 in the branch table) is reused, not installed into; nothing else is run."""
+    python = fake_env(tmp_path / "tox", "v2_12", "2.12.0+cu130")
+    said = []
+    found = torches.interpreter_for("2.12.0", tmp_path / "venvs", say=said.append, reuse_dir=tmp_path / "tox")
+    assert found == python and said == [f"upstream: torch 2.12.0: reusing branch env {python}"]
+    assert not (tmp_path / "venvs").exists()
+
+
+@pytest.mark.parametrize("version, requirements", [("2.11.0", True), ("2.12.0", False)])
+def test_a_branch_env_with_another_torch_or_without_test_requirements_is_not_borrowed(tmp_path, version, requirements):
+    fake_env(tmp_path / "tox", "v2_12", version, requirements)
+    assert torches.branch_env_python("2.12.0", tmp_path / "tox") is None
+    tools = FakeTools()
+    tools.installs = "2.12.0"
+    python = torches.interpreter_for("2.12.0", tmp_path / "venvs", run=tools, say=lambda line: None, environ={},
+                                     reuse_dir=tmp_path / "tox")
+    assert python == tmp_path / "venvs" / "torch-2.12.0" / "bin" / "python"

@@ -5,7 +5,7 @@
 The text goes to a temporary file in the target's own folder and is moved into place with
 ``os.replace``, so a reader sees the old content or the new one, never half a file, and an interrupted
 write leaves no temporary file behind. An existing file keeps its permission bits; a new one gets 0644.
-(``upstream/driver.py`` keeps its own few lines: it runs by path without this package.)
+(``upstream/driver.py``, which runs without this package installed, loads this file by path.)
 """
 import os
 import tempfile

@@ -1,25 +1,19 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""【CheckList】: each item ticked only from a fact the kit checked, unticked with the reason otherwise.
+"""Checkboxes: the template's, ticked only from a fact (or left open with the reason), and the kit's checks.
 
-An item is ``{"item", "ticked", "why"}``; ``why`` names the fact (or the missing fact) behind it.
+An item is ``{"item", "ticked", "why"}``; ``why`` names the fact (or the missing fact) behind it. The
+template's boxes are matched by their words (:data:`TEMPLATE_RULES`); a box the kit has no rule for (a
+template update) stays open, saying so. The template asks to tick an item that passed *or does not apply*
+(``自检通过或不涉及，均修改 [ ] 为 [x]``); a 不涉及 tick says why it does not apply.
 """
-from ..export.plan import TEST_FILE
 from ..common.layout import GRAD_MODE_FILES
+from .planfacts import TEST_FILE, UPSTREAM_PATCH
 
 
-def _item(text, ticked, why):
-    return {"item": text, "ticked": bool(ticked), "why": why}
-
-
-def header_and_docstring(facts):
-    text = "每个测试文件有许可证头和模块说明 (license header and module docstring)"
-    tests = [item for item in facts["plan"]["files"] if item["kind"] == TEST_FILE]
-    if not tests:
-        return _item(text, False, "the plan has no test file")
-    bad = [item["path"] for item in tests if not (item.get("header") and item.get("docstring"))]
-    return _item(text, not bad,
-                 f"missing in {', '.join(bad)}" if bad else f"checked in the exported text of {len(tests)} file(s)")
+def _item(text, ticked, why, by_design=False):
+    """``by_design``: open on purpose (another kind of PR, a step after opening it): not a gap."""
+    return {"item": text, "ticked": bool(ticked), "why": why, "open_by_design": bool(by_design and not ticked)}
 
 
 def _usable_envs(facts):
@@ -27,17 +21,65 @@ def _usable_envs(facts):
 
 
 def _no_results(facts):
-    """Why an item that needs every env's results cannot be ticked (None when all envs have usable results)."""
     missing = [entry["name"] for entry in facts["report"]["envs"] if entry["state"] != "ok"]
     return f"no results for env {', '.join(missing)}" if missing else None
 
 
-def _not_run(facts, tool):
-    """Why an item that needs ``tool``'s document (search, docs) for every API cannot be ticked, else None."""
-    missing = [api["name"] for api in facts["apis"] if not api.get(tool)]
-    return f"{tool} did not run for {', '.join(missing)}" if missing else None
+def _tests_only(facts):
+    return all(item["kind"] in (TEST_FILE, UPSTREAM_PATCH) and item["path"].startswith(("test/", "test_upstream/"))
+               for item in facts["plan"]["files"])
 
 
+# ------------------------------------------------------------------------------- the template's boxes
+def source_box(text, facts):
+    """【合入来源】: the task comes from Ascend's tracker (an issue/工单) when every API has its task id."""
+    if "issue" in text or "工单" in text:
+        missing = [api["name"] for api in facts["apis"] if not api.get("ascend_task_id")]
+        if missing:
+            return False, f"no ascend_task_id in table.json for {', '.join(missing)}"
+        ids = ", ".join(sorted({str(api["ascend_task_id"]) for api in facts["apis"]}))
+        return True, f"community task {ids} (table.json)"
+    if "资料" in text:
+        return False, "this PR changes no docs (entries still to add, if any, are in 【资料变更】)", True
+    return False, "not this PR's kind: it adds API-consistency tests for a community task", True
+
+
+def code_box(text, facts):
+    """【CheckList】 items, from facts where the kit has them."""
+    if "注释" in text:
+        bad = [item["path"] for item in facts["plan"]["files"] if item["kind"] == TEST_FILE
+               and not (item.get("header") and item.get("docstring"))]
+        undocumented = [f"{group['class']}.{test['name']}" for item in facts["plan"]["files"]
+                        for group in item.get("outline", []) for test in group["tests"] if not test["doc"]]
+        if bad or undocumented:
+            return False, "missing header/module docstring in " + ", ".join(bad) if bad else \
+                f"tests without a docstring: {', '.join(undocumented[:5])}"
+        return True, "license header, module docstring and a docstring per test (checked in the exported files)"
+    if "返回值" in text or "空指针" in text:
+        if _tests_only(facts):
+            return True, "不涉及: the PR adds or changes only test files and test patches (export plan)"
+        return False, "the PR changes files outside test/: check by hand"
+    if "标题" in text:
+        return False, "set on the forge: use a type tag, e.g. `test: " + facts.get("title", "...") + "`", True
+    if "CI" in text:
+        return False, "Ascend CI runs once the PR is opened; locally: see 【功能验证】", True
+    return False, "the kit has no fact for this item (new in the template): check it by hand"
+
+
+TEMPLATE_RULES = {"【合入来源】": source_box, "【CheckList】": code_box}
+
+
+def template_boxes(facts):
+    """``{section title: [items]}`` for every checkbox of the template."""
+    boxes = {}
+    for section in facts["template"]["sections"]:
+        rule = TEMPLATE_RULES.get(section["title"], lambda text, facts: (
+            False, "the kit has no fact for this item (new in the template): check it by hand"))
+        boxes[section["title"]] = [_item(text, *rule(text, facts)) for text in section["checkboxes"]]
+    return boxes
+
+
+# ------------------------------------------------------------------------------- the kit's checks
 def tests_pass(facts):
     text = "测试在本分支的每个环境通过 (tests pass in every env of the branch)"
     missing = _no_results(facts)
@@ -49,7 +91,7 @@ def tests_pass(facts):
 
 
 def apis_called(facts):
-    text = "每个目标 API 都被测试显式调用 (every target API is called by a test: api-calls coverage)"
+    text = "每个目标 API 都被测试显式调用 (every target API is called by a test)"
     missing = _no_results(facts)
     if missing:
         return _item(text, False, missing)
@@ -57,41 +99,36 @@ def apis_called(facts):
     rows = [(entry["name"], row) for entry in _usable_envs(facts) for row in entry.get("coverage", [])
             if row["name"] in names]
     if not rows:
-        return _item(text, False, "no coverage recorded for the target APIs (suite ran without --api-calls?)")
+        return _item(text, False, "no API calls recorded (suite ran without --api-calls?)")
     bad = [f"{env}: {row['name']}: {row['text']}" for env, row in rows if row["state"] not in ("called", "absent")]
-    called = sorted({row["name"] for _, row in rows if row["state"] == "called"})
     uncovered = sorted(names - {row["name"] for _, row in rows if row["state"] in ("called", "absent")})
     if bad or uncovered:
         return _item(text, False, "; ".join(bad) or f"not measured for {', '.join(uncovered)}")
-    return _item(text, True, f"report coverage: {len(called)} API(s) called by a test in every env where present")
+    return _item(text, True, f"{len(names)} API(s) called by a test in every env where present")
 
 
 def grad_mode_probe(facts):
     text = "梯度模式隔离探针通过 (grad-mode isolation probe passed)"
     carried = [item["path"] for item in facts["plan"]["files"] if item["path"] in GRAD_MODE_FILES]
     if not carried:
-        return _item(text, True, "不涉及: the branch carries no grad-mode file (checked in the export plan)")
+        return _item(text, True, "不涉及: the PR carries no grad-mode file (export plan)")
     missing = _no_results(facts)
     if missing:
         return _item(text, False, missing)
-    seen, bad = 0, []
-    for entry in _usable_envs(facts):
-        for probe in entry["results"].get("grad_mode_isolation") or []:
-            if probe.get("path") in carried:
-                seen += 1
-                if not probe.get("same"):
-                    bad.append(f"{entry['name']}: {probe.get('path')} depends on the initial grad mode")
-        bad += [problem for problem in entry["problems"] if "grad mode" in problem]
-    if not seen:
+    probes = [(entry["name"], probe) for entry in _usable_envs(facts)
+              for probe in entry["results"].get("grad_mode_isolation") or [] if probe.get("path") in carried]
+    bad = [f"{env}: {probe.get('path')} depends on the initial grad mode" for env, probe in probes
+           if not probe.get("same")]
+    if not probes:
         return _item(text, False, "the probe was not run in the branch's envs")
-    why = "; ".join(bad) if bad else f"same outcomes with grad mode enabled and disabled at start ({seen} probe(s))"
-    return _item(text, not bad, why)
+    return _item(text, not bad, "; ".join(bad) if bad else
+                 f"same outcomes with grad mode enabled and disabled at start ({len(probes)} probe(s))")
 
 
 def upstream_ran(facts):
     text = "upstream patch 已实跑 (the upstream patch ran)"
     if not facts["plan"]["patches"]:
-        return _item(text, True, "不涉及: the branch's PR carries no upstream patch (checked in the export plan)")
+        return _item(text, True, "不涉及: the PR carries no upstream patch (export plan)")
     ran = [upstream for upstream in facts["report"]["upstream"] if upstream["state"] == "ran"]
     if not ran:
         return _item(text, False, "no upstream results for this branch's torch — run `tox -e upstream`")
@@ -102,18 +139,18 @@ def upstream_ran(facts):
 
 def community_search(facts):
     text = "已检索社区已有用例 (community tests searched on the branch)"
-    missing = _not_run(facts, "search")
+    missing = [api["name"] for api in facts["apis"] if not api.get("search")]
     if missing:
-        return _item(text, False, missing)
+        return _item(text, False, f"search did not run for {', '.join(missing)}")
     return _item(text, bool(facts["apis"]), f"search on {facts['ascend']['ref']} ({facts['ascend']['commit'][:7]}) "
                                             f"for {len(facts['apis'])} API(s)")
 
 
 def docs_listed(facts):
     text = "资料已补齐 (every API is listed in the native-API docs of the branch's torch)"
-    missing = _not_run(facts, "docs")
+    missing = [api["name"] for api in facts["apis"] if not api.get("docs")]
     if missing:
-        return _item(text, False, missing)
+        return _item(text, False, f"docs did not run for {', '.join(missing)}")
     unlisted = [f"{api['name']} (torch {version['torch_version']})" for api in facts["apis"]
                 for version in api["docs"]["versions"] if not version["listed"]]
     return _item(text, not unlisted and bool(facts["apis"]),
@@ -121,14 +158,6 @@ def docs_listed(facts):
                  else "docs: listed for every torch version the branch ships")
 
 
-def task_ids(facts):
-    text = "合入来源填写任务编号 (task ids filled in)"
-    missing = [api["name"] for api in facts["apis"] if not api.get("ascend_task_id")]
-    return _item(text, not missing and bool(facts["apis"]),
-                 f"no ascend_task_id in target_apis.json for {', '.join(missing)}" if missing
-                 else "target_apis.json")
-
-
-def checklist(facts):
-    return [header_and_docstring(facts), task_ids(facts), tests_pass(facts), apis_called(facts),
-            grad_mode_probe(facts), upstream_ran(facts), community_search(facts), docs_listed(facts)]
+def kit_checks(facts):
+    return [tests_pass(facts), apis_called(facts), grad_mode_probe(facts), upstream_ran(facts),
+            community_search(facts), docs_listed(facts)]

@@ -1,60 +1,94 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""``python -m torch_npu_testing pr BRANCH --ascend DIR [--results DIR] [--out DIR]``.
+"""``python -m torch_npu_testing pr BRANCH --ascend DIR [--api NAME ...] [--results DIR] [--out DIR]``.
 
-Writes ``OUT/pr-BRANCH.md`` (the description) and ``OUT/pr-BRANCH.json`` (the facts, the checklist and
-the problems) atomically, and prints the Markdown's path. Exit 1 (both still written) when anything the
-description states is not backed by a fact: a gap (no results, no search, no docs, no task id, no env
-interpreter) or a problem the report finds in the branch's results; 2 for a usage error (nothing written).
+Writes ``OUT/pr-BRANCH.md`` (the description, at most 60,000 characters), ``OUT/pr-BRANCH.json`` (the
+facts, the checkboxes and the problems) and ``OUT/evidence-BRANCH.md`` / ``.json`` (the full evidence, the
+file to attach), each atomically, and prints the description's path. ``BRANCH`` is a branch name as a
+contributor types it (``v2.7.1`` is ``origin/v2.7.1`` on a normal clone); the output says which ref and
+commit were used. ``--api NAME`` (repeatable, table names) describes only those APIs and their files.
+
+Exit 1 (files still written) when anything the description states is not backed by a fact (a gap, a
+problem the report finds, an open box that should be ticked); 2 for bad input (unknown API, unknown or
+ambiguous branch, not a checkout): one line, nothing written.
 """
 import json
 import os
 import sys
 
+from ..common import table
+from ..common.atomic import write_text_atomic
 from ..export.describe import description_name
-from ..task import output
-from . import facts as facts_module
-from .checklist import checklist
+from . import checklist, evidence, facts as facts_module
 from .render import render
 
 
 def add_arguments(parser):
-    parser.add_argument("branch", help="Ascend/pytorch branch: master, v2.12.0, v2.11.0 or v2.7.1")
+    parser.add_argument("branch", help="Ascend/pytorch branch: master, v2.12.0, v2.11.0 or v2.7.1 (a local branch, "
+                                       "else the single remote-tracking one, e.g. origin/v2.7.1)")
     parser.add_argument("--ascend", metavar="DIR", required=True,
-                        help="an Ascend/pytorch git checkout holding the branch (searched by ref, never checked out)")
+                        help="an Ascend/pytorch git checkout holding the branch (read through git, any branch checked "
+                             "out; the template and the docs are read from master)")
+    parser.add_argument("--api", action="append", metavar="NAME",
+                        help="describe only this API of the table and its file (repeatable; default: every API)")
     parser.add_argument("--results", default=os.path.join(".tox", "results"),
                         help="folder with the envs' results files (default: .tox/results)")
-    parser.add_argument("--out", default="reports", help="folder to write pr-BRANCH.md and pr-BRANCH.json into "
-                                                         "(default: reports, where export looks)")
+    parser.add_argument("--out", default="reports", help="folder to write pr-BRANCH.md/.json and evidence-BRANCH.md/"
+                                                         ".json into (default: reports, where export looks)")
     parser.add_argument("--kit", default=".", help="the kit checkout (test files, .tox envs; default: .)")
-    parser.add_argument("--year", type=int, help="copyright year of the exported files (default: this year)")
+    parser.add_argument("--year", type=int, help="copyright year of new exported files (default: this year)")
 
 
 def problems_of(document):
     """Everything that keeps the description from being pasted as it is."""
     problems = [f"missing: {gap}" for gap in document["gaps"]]
-    # An env without results is already a gap; every other problem the report finds is listed as it says.
     problems += [problem for problem in document["report"]["problems"]
                  if not any(problem.startswith(f"{env}: no results") for env in document["envs"])]
-    problems += [f"unticked: {item['item']} — {item['why']}" for item in document["checklist"] if not item["ticked"]]
+    items = document["kit_checks"] + [item for boxes in document["template_boxes"].values() for item in boxes]
+    problems += [f"unticked: {item['item']} — {item['why']}" for item in items
+                 if not item["ticked"] and not item.get("open_by_design")]
     return list(dict.fromkeys(problems))
+
+
+def other_apis_named(markdown, document):
+    """Target APIs of the table named in the description although it is not about them (must be none)."""
+    ours = {api["name"] for api in document["apis"]}
+    return [api["name"] for api in table.apis() if api["name"] not in ours and api["name"] in markdown]
 
 
 def main(args):
     command = ["python", "-m", "torch_npu_testing", "pr", args.branch, "--ascend", args.ascend,
                "--results", args.results, "--out", args.out]
-    document = facts_module.gather(args.branch, args.ascend, args.results, kit_root=args.kit, year=args.year,
-                                   command=command)
-    document["checklist"] = checklist(document)
+    command += [part for name in args.api or () for part in ("--api", name)]
+    document = facts_module.gather(args.branch, args.ascend, args.results, kit_root=args.kit, api_names=args.api,
+                                   year=args.year, command=command)
+    document["evidence_name"] = f"evidence-{args.branch.replace('/', '_')}.md"
+    document["template_boxes"] = checklist.template_boxes(document)
+    document["kit_checks"] = checklist.kit_checks(document)
     document["problems"] = problems_of(document)
-    markdown = os.path.join(args.out, description_name(args.branch))
+    markdown_text = render(document)
+    named = other_apis_named(markdown_text, document)
+    if named:
+        document["problems"].append(f"the description names other target APIs: {', '.join(named)}")
+        markdown_text = render(document)
     os.makedirs(args.out, exist_ok=True)
-    output.write_text_atomic(os.path.splitext(markdown)[0] + ".json",
-                             json.dumps(document, indent=1, ensure_ascii=False, default=str) + "\n")
-    output.write_text_atomic(markdown, render(document))
+    evidence.write_evidence(document["report"], args.out, args.branch)
+    markdown = os.path.join(args.out, description_name(args.branch))
+    document["characters"] = len(markdown_text)
+    write_text_atomic(os.path.splitext(markdown)[0] + ".json",
+                      json.dumps(document, indent=1, ensure_ascii=False, default=str) + "\n")
+    write_text_atomic(markdown, markdown_text)
+    report(args, document, markdown)
+    return 1 if document["problems"] else 0
+
+
+def report(args, document, markdown):
+    ascend = document["ascend"]
     status = f"FAIL, {len(document['problems'])} item(s) not backed" if document["problems"] else "PASS"
-    print(f"pr {args.branch}: {status}", file=sys.stderr)
+    print(f"pr {args.branch}: {ascend['ref']} at {ascend['commit'][:12]}; {document['characters']} characters"
+          + (f" (shortened: {'; '.join(document['shortened'])})" if document["shortened"] else "")
+          + f"; {status}", file=sys.stderr)
     for problem in document["problems"]:
         print(f"  - {problem}", file=sys.stderr)
+    print(f"attach: {os.path.join(args.out, document['evidence_name'])}", file=sys.stderr)
     print(markdown)
-    return 1 if document["problems"] else 0

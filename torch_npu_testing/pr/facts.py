@@ -5,90 +5,47 @@
 =================================  ===========================================================
 fact                               source
 =================================  ===========================================================
-task / Ascend issue ids            ``target_apis.json`` (a missing id is a gap, never made up)
-branches in scope, and why not     :mod:`torch_npu_testing.common.table` and ``export_branches.json``
-files, actions, test counts        the export plan of the branch (converted bytes vs. the branch ref)
+the template's sections, boxes     ``.gitcode/PULL_REQUEST_TEMPLATE.md`` on master, through git
+task ids, APIs and their files     the one table (:mod:`torch_npu_testing.common.table`)
+files, actions, test counts        export's plan of the branch at its ref (:mod:`.planfacts`)
 API definition                     ``locate`` under the interpreter of each of the branch's tox envs
 tests and what they check          the kit's test files (AST: classes, tests, docstring first lines)
-existing community tests           ``search`` on the branch ref of the Ascend checkout
-docs                               ``docs`` for the torch versions the branch ref ships
+existing community tests           ``search`` on the branch ref (related tests by owner, home file)
+docs                               ``docs`` (read from master through git) for the branch's torches
 evidence (env, commands, logs)     ``report`` over the results of the branch's envs
+implementation coverage            the ``coverage`` block of those results (one line per API, torch)
 =================================  ===========================================================
 
-A fact the kit could not get is recorded in ``gaps`` with the reason and the command that gets it; the
-Markdown shows it where the fact would be and :mod:`.checklist` leaves its item unticked.
+A fact the kit could not get is recorded in ``gaps`` (``"<section>: <what> — <how to get it>"``); the
+Markdown shows it where the fact would be and the checklists leave their items open with the reason.
 """
-import ast
 import datetime
-import hashlib
 import os
 
-from ..common import table as branches
-from ..suite.api_calls import MANIFEST_PATH, load_manifest
+from ..common import table
 from ..common.errors import UsageError
-from ..export.branchmap import branch_entry, load_branch_map
-from ..export.describe import PR_FORMAT
-from ..export.plan import TEST_FILE, UPSTREAM_PATCH, convert_branch_files
+from ..export.describe import PR_FORMAT, commit_title
 from ..task import gitrefs
-from . import evidence, taskfacts
+from . import evidence, planfacts, taskfacts, template as template_module
 
 
-def resolve_ref(ascend, branch):
-    """``(ref, commit)`` of ``branch`` in the Ascend checkout: the local branch, else ``origin/<branch>``."""
-    for ref in (branch, f"origin/{branch}"):
-        commit = gitrefs.resolve_commit(ascend, ref)
-        if commit:
-            return ref, commit
-    raise UsageError(f"branch {branch} is not a ref of {ascend} (neither {branch} nor origin/{branch}); "
-                     "fetch it first")
+def check_api_names(names):
+    """The table rows of ``names`` (None: every API); UsageError naming an unknown API."""
+    if not names:
+        return None
+    for name in names:
+        try:
+            table.api(name)
+        except KeyError as exc:
+            raise UsageError(exc.args[0]) from None
+    return list(dict.fromkeys(names))
 
 
-def first_doc_line(node):
-    """First line of ``node``'s docstring (module, class or function), None without one."""
-    docstring = ast.get_docstring(node)
-    return docstring.strip().splitlines()[0] if docstring else None
-
-
-def test_outline(text):
-    """``[{"class", "line", "tests": [{"name", "line", "doc"}]}]``: each test class and test, docstring line 1."""
-    outline = []
-    for node in ast.parse(text).body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        tests = [{"name": item.name, "line": item.lineno, "doc": first_doc_line(item)}
-                 for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and item.name.startswith("test")]
-        if tests:
-            outline.append({"class": node.name, "line": node.lineno, "tests": tests})
-    return outline
-
-
-def file_facts(target, ascend, ref, kit_root):
-    """What the plan does with one file, and the checks on its exported text."""
-    old = gitrefs.show(ascend, ref, target.rel_path)
-    action = "create"
-    if old is not None:
-        action = "unchanged" if old.encode("utf-8", "surrogateescape") == target.content else "replace"
-    facts = {"path": target.rel_path, "kind": target.kind, "action": action,
-             "sha256": hashlib.sha256(target.content).hexdigest()}
-    if target.kind == TEST_FILE:
-        text = target.content.decode("utf-8")
-        tree = ast.parse(text)
-        with open(os.path.join(kit_root, target.rel_path), encoding="utf-8") as handle:
-            facts["outline"] = test_outline(handle.read())
-        facts["tests"] = sum(len(group["tests"]) for group in facts["outline"])
-        leading = text.split('"""', 1)[0]
-        facts["header"] = leading.startswith("# Copyright (c) ") and "BSD 3-Clause License" in leading
-        facts["docstring"] = first_doc_line(tree)
-    return facts
-
-
-def direct_calls_outside(search_document, files):
-    """``path::test`` of the direct callers found by search outside the files the plan creates or replaces."""
-    ours = {item["path"] for item in files}
-    return [f"{hit['path']}::{hit['test']}" for repo in (search_document or {}).get("repos", [])
-            for branch in repo["branches"] for hit in branch["hits"]
-            if hit["kind"] == "direct" and hit["path"] not in ours]
+def described_apis(test_files, names):
+    """The APIs the description is about: exactly those asked for (``--api``; either aot API selects the aot
+    file, yet only the API asked for is described), else every API of the selected files."""
+    rows = [dict(api) for path in test_files for api in table.apis_of_file(path)]
+    return rows if names is None else [row for row in rows if row["name"] in names]
 
 
 def branch_pythons(kit_root, envs):
@@ -103,83 +60,80 @@ def branch_pythons(kit_root, envs):
     return found, gaps
 
 
-def gather(branch, ascend, results_dir, kit_root=".", manifest_path=None, branch_map=None, year=None,
-           command=None):
-    """The facts document of ``branch`` (format ``torch_npu_testing.pr/1``). Raises UsageError."""
-    kit_root = os.path.abspath(kit_root)
-    branch_map = load_branch_map() if branch_map is None else branch_map
-    entry = branch_entry(branch_map, branch)
-    try:
-        envs = list(branches.envs_for_branch(branch))
-    except KeyError as exc:
-        raise UsageError(str(exc).strip("'\"")) from None
-    try:
-        manifest = load_manifest(manifest_path or MANIFEST_PATH)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the API manifest: {exc}") from None
-    ascend = gitrefs.check_ascend(ascend)
-    ref, commit = resolve_ref(ascend, branch)
-    year = year or datetime.date.today().year
-    targets = convert_branch_files(kit_root, branch, entry, year=year)
+def direct_calls_outside(search_document, files):
+    """``path::test`` of the direct callers found by search outside the files the plan creates or updates."""
+    ours = {item["path"] for item in files}
+    return [f"{hit['path']}::{hit['test']}" for repo in (search_document or {}).get("repos", [])
+            for branch in repo["branches"] for hit in branch["hits"]
+            if hit["kind"] == "direct" and hit["path"] not in ours]
 
-    gaps = []
-    files = [file_facts(target, ascend, ref, kit_root) for target in targets]
-    test_files = [target.rel_path for target in targets if target.kind == TEST_FILE]
-    patches = [target.rel_path for target in targets if target.kind == UPSTREAM_PATCH]
-    apis = [dict(api) for api in manifest if api.get("test_file") in test_files]
-    for api in apis:
-        if not api.get("ascend_task_id"):
-            gaps.append(f"合入来源: no ascend_task_id for {api['name']} in target_apis.json — fill in the Ascend "
-                        "tracker id")
+
+def tool_facts(api, ascend, ref, pythons, files):
+    """Run locate, search and docs for one API (in place); return the gaps."""
+    gaps, name = [], api["name"]
+    api["locate"], why = taskfacts.locate(name, list(pythons.values())) if pythons else (None, None)
+    api["locate_command"] = taskfacts.tool_command("locate", name, pythons=list(pythons.values()))
+    if why:
+        gaps.append(f"API 功能介绍: locate {name}: {why}")
+    for row in (api["locate"] or {}).get("results", []):
+        if not row.get("found") and not (api.get("since") and row.get("torch") and not table.api_present_in(
+                api, row["torch"])):
+            gaps.append(f"API 功能介绍: locate {name} under {row.get('python')}: not found "
+                        f"({row.get('error') or 'absent in that torch'})")
+    api["search"], why = taskfacts.search(name, ascend, ref)
+    api["search_command"] = taskfacts.tool_command("search", name, ascend, ref)
+    if why:
+        gaps.append(f"社区用例检索: search {name}: {why} — run `{api['search_command']}`")
+    outside = direct_calls_outside(api["search"], files)
+    if outside:
+        gaps.append(f"社区用例检索: {len(outside)} test(s) outside this PR's files call {name} directly on {ref} "
+                    f"(first: {outside[0]}) — say in the description what the new tests add")
+    api["docs"], why = taskfacts.docs(name, ascend, ref)
+    api["docs_command"] = taskfacts.tool_command("docs", name, ascend, ref)
+    if why:
+        gaps.append(f"资料变更: docs {name}: {why} — run `{api['docs_command']}`")
+    return gaps
+
+
+def scope():
+    return {"branches": {name: {"torches": table.branch_torches(name), "envs": list(table.envs_for_branch(name))}
+                         for name in table.branches(include_maintenance=False)},
+            "maintenance": [name for name in table.branches() if table.branch(name)["maintenance"]]}
+
+
+def gather(branch, ascend, results_dir, kit_root=".", api_names=None, year=None, command=None):
+    """The facts document of ``branch`` (format ``torch_npu_testing.pr/1``). Raises UsageError before
+    anything is gathered when the branch, an API name or the checkout is wrong."""
+    kit_root = os.path.abspath(kit_root)
+    names = check_api_names(api_names)
+    ascend = gitrefs.check_ascend(ascend)
+    plan = planfacts.plan(kit_root, branch, ascend, names, year)
+    tmpl, gap = template_module.read(ascend)
+    gaps = [gap] if gap else []
+    files = [planfacts.file_facts(target, kit_root) for target in plan.targets]
+    test_files = [item["path"] for item in files if item["kind"] == planfacts.TEST_FILE]
+    apis = described_apis(test_files, names)
+    envs = list(table.envs_for_branch(branch))
     pythons, python_gaps = branch_pythons(kit_root, envs)
     gaps += python_gaps
     for api in apis:
-        name = api["name"]
-        if pythons:
-            api["locate"], why = taskfacts.locate(name, list(pythons.values()))
-            if why:
-                gaps.append(f"API 功能介绍: locate {name}: {why}")
-            for row in (api["locate"] or {}).get("results", []):
-                if not row.get("found"):
-                    gaps.append(f"API 功能介绍: locate {name} under {row.get('python')}: not found "
-                                f"({row.get('error') or 'absent in that torch'})")
-        else:
-            api["locate"] = None
-        api["locate_command"] = taskfacts.tool_command("locate", name, pythons=list(pythons.values()))
-        api["search"], why = taskfacts.search(name, ascend, ref)
-        api["search_command"] = taskfacts.tool_command("search", name, ascend, ref)
-        if why:
-            gaps.append(f"社区用例检索: search {name}: {why} — run `{api['search_command']}`")
-        outside = direct_calls_outside(api["search"], files)
-        if outside:
-            gaps.append(f"社区用例检索: {len(outside)} test(s) outside this PR's files call {name} directly on {ref} "
-                        f"(first: {outside[0]}) — say in the description what the new tests add")
-        api["docs"], why = taskfacts.docs(name, ascend, ref)
-        api["docs_command"] = taskfacts.tool_command("docs", name, ascend, ref)
-        if why:
-            gaps.append(f"资料补齐: docs {name}: {why} — run `{api['docs_command']}`")
-
-    report = evidence.collect_branch(results_dir, branch, manifest, with_upstream=bool(patches), command=command)
-    for env_entry in report["envs"]:
-        if env_entry["state"] != "ok":
-            gaps.append(f"测试日志: no usable results for env {env_entry['name']} ({env_entry['message']}) — run "
-                        f"`tox -e {env_entry['name']}`")
+        gaps += tool_facts(api, ascend, plan.ref, pythons, files)
+    no_id = [api["name"] for api in apis if not api.get("ascend_task_id")]
+    if no_id:
+        gaps.append(f"合入来源: no ascend_task_id in torch_npu_testing/common/table.json for {', '.join(no_id)} — fill "
+                    "in the Ascend tracker id")
+    patches = [item["path"] for item in files if item["kind"] == planfacts.UPSTREAM_PATCH]
+    report = evidence.collect_branch(results_dir, branch, apis, test_files, bool(patches), command)
+    gaps += [f"功能验证: no usable results for env {entry['name']} ({entry['message']}) — run "
+             f"`tox -e {entry['name']}`" for entry in report["envs"] if entry["state"] != "ok"]
     return {
         "format": PR_FORMAT,
         "generated_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": command,
-        "branch": branch,
-        "torch": entry.get("torch"),
-        "envs": envs,
-        "ascend": {"dir": ascend, "ref": ref, "commit": commit},
-        "kit": kit_root,
-        "scope": {"branches": {name: {"torch": value.get("torch"), "envs": list(branches.envs_for_branch(name))}
-                               for name, value in branch_map["branches"].items()},
-                  "maintenance": {name: list(branches.envs_for_branch(name)) for name in branches.branches()
-                                  if branches.branch(name)["maintenance"]}},
-        "plan": {"files": files, "left_out": dict(entry.get("left_out", {})), "patches": patches},
-        "apis": apis,
-        "pythons": pythons,
-        "report": report,
-        "gaps": gaps,
+        "command": command, "branch": branch, "api_names": names, "torches": table.branch_torches(branch),
+        "envs": envs, "ascend": {"dir": ascend, "asked": branch, "ref": plan.ref, "commit": plan.commit},
+        "template": tmpl, "kit": kit_root, "scope": scope(), "title": commit_title(branch, plan.targets),
+        "plan": {"files": files, "left_out": dict(plan.left_out), "patches": patches,
+                 "warnings": list(plan.warnings), "notes": list(plan.notes)},
+        "apis": apis, "pythons": pythons, "report": report,
+        "coverage": evidence.coverage_lines(report, apis), "gaps": gaps,
     }

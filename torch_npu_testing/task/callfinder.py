@@ -12,9 +12,11 @@ name and its re-exports (``torch.set_grad_enabled.clone`` for
 - ``direct`` when it calls a target: ``torch.set_grad_enabled.clone(x)``, a method on an object made by
   the target's owner (``torch.set_grad_enabled(False).clone()``, or ``x = torch.set_grad_enabled(True)``
   then ``x.clone()``), decorators included;
-- ``mention`` (related) when it names a target without calling it (``fn = torch.x``, a string or comment
-  holding the dotted name), or calls the target's owner but not the target itself (uses
-  ``set_grad_enabled`` but never ``.clone``).
+- ``mention`` when it names a target without calling it (``fn = torch.x``, a string or comment holding
+  the dotted name);
+- ``related`` when it calls the target's owner or one of its siblings (``siblings``: the dotted names of
+  the other members of the API's family, :mod:`torch_npu_testing.task.family`) but not the target itself
+  (uses ``set_grad_enabled`` or ``no_grad`` but never ``.clone``). ``calls`` lists the family leaves it calls.
 """
 import ast
 
@@ -51,11 +53,12 @@ def _tests(tree):
 
 
 class _Function:
-    def __init__(self, node, bindings, targets, owners, last):
+    def __init__(self, node, bindings, targets, owners, last, siblings=frozenset()):
         self.node = node
         self.bindings = bindings
         self.targets = targets
         self.owners = owners
+        self.siblings = siblings
         self.last = last
         self.local = {}
         self.instances = set()
@@ -94,8 +97,8 @@ class _Function:
             elif (isinstance(node.func, ast.Attribute) and node.func.attr == self.last
                   and self._made_by_owner(node.func.value)):
                 direct.append(node.lineno)
-            elif name in self.owners:
-                owner_calls.append(node.lineno)
+            elif name in self.owners or name in self.siblings:
+                owner_calls.append((node.lineno, name.rsplit(".", 1)[-1]))
         for node in ast.walk(self.node):
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in call_funcs:
                 if self.dotted(node) in self.targets and not isinstance(getattr(node, "ctx", None), ast.Store):
@@ -108,29 +111,59 @@ class _Function:
         return sorted(direct), sorted(owner_calls), sorted(mentions)
 
 
-def find_tests(text, path, targets, owners=()):
-    """Hits of one file: ``[{"path", "class", "test", "line", "kind", "why"}]``; SyntaxError propagates."""
+def _words(bindings, names):
+    """Words one of which a test must contain to reach any of ``names``: their leaves, and imported names
+    bound to one of them (``from torch import set_grad_enabled as sge``)."""
+    leaves = {name.rsplit(".", 1)[-1] for name in names}
+    words = set(leaves)
+    for local, dotted in bindings.items():
+        if dotted.rsplit(".", 1)[-1] in leaves or any(name.startswith(dotted + ".") and dotted != "torch"
+                                                      and dotted.count(".") >= name.count(".") - 1
+                                                      for name in names):
+            words.add(local)
+    return words
+
+
+def find_tests(text, path, targets, owners=(), siblings=()):
+    """Hits of one file: ``[{"path", "class", "test", "line", "kind", "why", "calls"}]``; SyntaxError
+    propagates. ``calls``: the leaves of the owner / siblings the test calls (sorted)."""
+    return scan(text, path, targets, owners, siblings)[0]
+
+
+def scan(text, path, targets, owners=(), siblings=()):
+    """``(hits, tests)``: :func:`find_tests`'s hits and the number of tests in the file."""
     tree = ast.parse(text, filename=path)
     bindings = _import_bindings(tree)
     targets = set(targets)
     owners = set(owners)
+    siblings = set(siblings) - owners
     last = next(iter(targets)).rsplit(".", 1)[-1]
+    owner_leaves = {owner.rsplit(".", 1)[-1] for owner in owners}
     lines = text.splitlines()
     hits = []
-    for class_path, node in _tests(tree):
-        direct, owner_calls, mentions = _Function(node, bindings, targets, owners, last).analyse(lines)
+    tests = _tests(tree)
+    words = _words(bindings, targets | owners | siblings)
+    for class_path, node in tests:
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        if not any(word in line for line in lines[first - 1:getattr(node, "end_lineno", node.lineno)]
+                   for word in words):
+            continue  # cannot name any of them: skip the AST walk (most tests of a large file)
+        direct, owner_calls, mentions = _Function(node, bindings, targets, owners, last, siblings).analyse(lines)
+        calls = sorted({leaf for _, leaf in owner_calls})
         if direct:
             kind, line, why = "direct", direct[0], "calls it"
         elif mentions:
             kind, line, why = "mention", mentions[0], "names it without calling it"
         elif owner_calls:
-            kind, line, why = "mention", owner_calls[0], "calls its owner, not the API itself"
+            roles = [f"{leaf} ({'owner' if leaf in owner_leaves else 'sibling'})" for leaf in calls]
+            kind, line, why = "related", min(owner_calls)[0], f"calls {', '.join(roles)}, not the API itself"
         else:
             continue
-        hits.append({"path": path, "class": class_path, "test": node.name, "line": line, "kind": kind, "why": why})
-    return hits
+        hits.append({"path": path, "class": class_path, "test": node.name, "line": line, "kind": kind, "why": why,
+                     "calls": calls})
+    return hits, len(tests)
 
 
-def test_id(hit):
+def hit_test_id(hit):
     parts = [hit["path"]] + ([hit["class"]] if hit["class"] else []) + [hit["test"]]
     return "::".join(parts)

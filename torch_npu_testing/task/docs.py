@@ -5,10 +5,12 @@
     python -m torch_npu_testing docs API --ascend DIR [--branches REF ...] [--write] [--json PATH]
 
 Which torch versions a branch ships: the non-comment lines of ``version.txt`` at that ref, each cut to
-its ``X.Y.Z`` (``2.7.1.post9`` -> 2.7.1; master lists 2.15.0, 2.14.0, 2.13.0). Ascend keeps the docs
-of every version on master only, so they are read from DIR's work tree (which ``--write`` edits):
-``docs/zh/api/native_api/pytorch_<X-Y-Z>/*.md`` and the version-independent private table
-``docs/zh/api/native_api/private_apis.md``.
+its ``X.Y.Z`` (``2.7.1.post9`` -> 2.7.1; master lists 2.15.0, 2.14.0, 2.13.0). Branch names are taken as a
+contributor types them (``v2.7.1`` -> ``origin/v2.7.1`` on a normal clone; :func:`.gitrefs.resolve_branch`).
+Ascend keeps the docs of every version on master only, so they are read from master (``master``, else
+``origin/master``) through git, whatever is checked out: ``docs/zh/api/native_api/pytorch_<X-Y-Z>/*.md`` and
+the version-independent private table ``docs/zh/api/native_api/private_apis.md``. Only ``--write`` needs
+master checked out (it edits the work tree, and refuses otherwise, saying so).
 
 An API is *listed* when it is a heading there (``### torch.x`` or ``### <code><i>class</i></code> torch.x``;
 ``\\_`` read as ``_``), a ``> <font size="3">name()</font>`` entry under its class's heading, or the first
@@ -27,7 +29,8 @@ file has uncommitted changes, builds every file's new text first and writes each
 
 JSON (``--json PATH``)::
 
-    {"format": "torch_npu_testing.docs/1", "api": NAME, "docs_dir": PATH, "written": [PATH...],
+    {"format": "torch_npu_testing.docs/1", "api": NAME, "docs_dir": PATH, "docs_from": "master (abc1234)",
+     "docs_commit": SHA, "written": [PATH...],
      "versions": [{"branch", "commit", "torch_version", "folder", "listed", "file", "line", "private",
                    "entry", "target_file", "insert_after_line", "note"}]}
 """
@@ -38,23 +41,18 @@ import sys
 from ..common.errors import UsageError
 from ..common import gitutil
 from . import apiname, gitrefs, locate, output
+from .docs_entries import heading_entry, method_entry, private_entry
 
 FORMAT = "torch_npu_testing.docs/1"
 DOCS = "docs/zh/api/native_api"
 PRIVATE = f"{DOCS}/private_apis.md"
-CLASS_TAG = "<code><i>class</i></code> "
 HEADING = re.compile(r"^(#{1,6}) +(<code><i>class</i></code> +)?(\S+)\s*$")
 METHOD = re.compile(r'^> <font size="3">(\S+?)(\(\))?</font>\s*$')
 LINK = re.compile(r"^\*\*原生文档\*\*：\[([^\]]*)\]\(([^)]*)\)")
-TODO_MARK = "TODO(✔/✘)"
 
 
 def unescape(text):
     return text.replace("\\_", "_")
-
-
-def escape_name(name):
-    return name.replace("_", "\\_") if name.startswith("_") else name
 
 
 def torch_versions(directory, ref):
@@ -75,10 +73,9 @@ def torch_versions(directory, ref):
 class Page:
     """One Markdown page: its lines, headings ``[(index, level, name, is_class)]`` and method entries."""
 
-    def __init__(self, root, rel):
+    def __init__(self, rel, text):
         self.rel = rel
-        with open(os.path.join(root, rel), encoding="utf-8") as handle:
-            self.lines = handle.read().split("\n")
+        self.lines = text.split("\n")
         self.headings = []
         self.entries = {}  # full dotted name -> line index
         current = None
@@ -128,9 +125,28 @@ class Page:
         return rows
 
 
-def pages(root, folder):
-    base = os.path.join(root, folder)
-    return [Page(root, f"{folder}/{name}") for name in sorted(os.listdir(base)) if name.endswith(".md")]
+class DocsTree:
+    """The native-API docs as committed at one ref (master): file list and texts, read through git."""
+
+    def __init__(self, root, ref, commit):
+        self.root, self.ref, self.commit = root, ref, commit
+        self.files = set(gitrefs.list_tree(root, commit, DOCS))
+        self._pages = {}
+
+    def has_folder(self, folder):
+        return any(path.startswith(folder + "/") for path in self.files)
+
+    def pages(self, folder):
+        names = sorted(path for path in self.files if path.startswith(folder + "/") and path.endswith(".md")
+                       and "/" not in path[len(folder) + 1:])
+        missing = [name for name in names if name not in self._pages]
+        for rel, text in gitrefs.read_blobs(self.root, self.commit, missing).items():
+            self._pages[rel] = Page(rel, text)
+        return [self._pages[name] for name in names if name in self._pages]
+
+
+def pages(tree, folder):
+    return tree.pages(folder)
 
 
 def common_prefix(a, b):
@@ -142,82 +158,6 @@ def common_prefix(a, b):
     return count
 
 
-# --------------------------------------------------------------------------- building entries
-def support_block(link_text, url, rows):
-    lines = ["<div style=\"margin-left: 2em\">", "", f"**原生文档**：[{link_text}]({url})", "", "**支持情况**：", "",
-             "| 硬件 | 是否支持 |", "| ---- | :----: |"]
-    lines += [f"| {row} | {TODO_MARK} |" for row in rows] + [""]
-    return lines
-
-
-def replace_name(link, old, new):
-    text, url = link
-    old_last, new_last = old.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
-    pattern = re.compile(r"(?<![A-Za-z0-9_])" + re.escape(old) + r"(?![A-Za-z0-9_])")
-    if pattern.search(url):
-        return pattern.sub(new, text), pattern.sub(new, url)
-    pattern = re.compile(r"(?<=\.)" + re.escape(old_last) + r"(?![A-Za-z0-9_])")
-    if pattern.search(url):
-        return pattern.sub(new_last, text), pattern.sub(new_last, url)
-    return None
-
-
-def method_entry(page, class_index, api, kind):
-    """(insert_before_index, lines) for a method/attribute entry at the end of the class block."""
-    end = page.block_end(class_index)
-    closing = max([i for i in range(class_index, end) if page.lines[i].strip() == "</div>"], default=end)
-    parent = api.rsplit(".", 1)[0]
-    siblings = [(index, name) for name, index in page.entries.items()
-                if name.startswith(parent + ".") and class_index < index < end]
-    link = None
-    rows = page.hardware_rows(class_index)
-    if siblings:
-        index, name = siblings[-1]
-        found = page.link_after(index)
-        link = found and replace_name(found, name, api)
-        rows = page.hardware_rows(index) or rows
-    if not link:
-        text, url = page.link_after(class_index) or (parent, "")
-        link = (api, f"{url.split('#')[0]}#{api}")
-    last = escape_name(api.rsplit(".", 1)[-1])
-    label = last if kind == "attribute" else f"{last}()"
-    lines = [f'> <font size="3">{label}</font>', ""] + support_block(link[0], link[1], rows) + ["</div>", ""]
-    return closing, lines
-
-
-def heading_entry(page, anchor_index, anchor_name, api, kind, version):
-    level = page.level(anchor_index)
-    found = page.link_after(anchor_index)
-    link = found and replace_name(found, anchor_name, api)
-    if not link:
-        site = found and re.match(r"https?://[^/]+/docs/[^/]+/", found[1])
-        base = site.group(0) if site else f"https://pytorch.org/docs/{'.'.join(version.split('.')[:2])}/"
-        link = (api, f"{base}generated/{api}.html")
-    tag = CLASS_TAG if kind == "class" and any(is_class for _, _, _, is_class in page.headings) else ""
-    lines = [f"{'#' * level} {tag}{api}", ""] + support_block(link[0], link[1], page.hardware_rows(anchor_index))
-    lines += ["</div>", ""]
-    return page.block_end(anchor_index), lines
-
-
-def private_entry(page, api):
-    """(insert_before_index, lines) for a row of the private table section with the longest prefix."""
-    best = None
-    for index, level, name, _ in page.headings:
-        if level == 2 and (api == name or api.startswith(name + ".")):
-            if best is None or len(name) > len(best[1]):
-                best = (index, name)
-    if best is None:
-        raise UsageError(f"{page.rel}: no '## torch...' section to hold {api}")
-    end = page.block_end(best[0])
-    rows = [i for i in range(best[0], end) if page.lines[i].startswith("|")]
-    if not rows:
-        raise UsageError(f"{page.rel}: section '## {best[1]}' has no table to add {api} to")
-    header, last_row = rows[0], rows[-1]
-    columns = [cell for cell in page.lines[header].strip().strip("|").split("|")]
-    cells = [api] + [f"TODO({column.strip()})" for column in columns[1:]]
-    return last_row + 1, ["|" + "|".join(cells) + "|"]
-
-
 # --------------------------------------------------------------------------- checking one version
 def api_kind(api):
     """kind from this interpreter's torch when importable (class headings, attribute entries), else None."""
@@ -225,7 +165,7 @@ def api_kind(api):
     return None if row is None else row.get("kind")
 
 
-def check_version(root, api, version, private, kind, private_page):
+def check_version(tree, api, version, private, kind, private_page):
     folder = f"{DOCS}/pytorch_{version.replace('.', '-')}"
     result = {"torch_version": version, "folder": folder, "listed": False, "file": None, "line": None,
               "private": private, "entry": None, "target_file": None, "insert_after_line": None, "note": None,
@@ -233,12 +173,12 @@ def check_version(root, api, version, private, kind, private_page):
     if private_page is not None and api in private_page.entries_private:
         result.update(listed=True, file=private_page.rel, line=private_page.entries_private[api] + 1)
         return result
-    if not os.path.isdir(os.path.join(root, folder)):
+    if not tree.has_folder(folder):
         result["folder"] = None
         result["note"] = f"no {folder}/ in the docs: Ascend has no native-API list for torch {version} yet"
         if not (private and private_page is not None):
             return result
-    folder_pages = pages(root, folder) if result["folder"] else []
+    folder_pages = pages(tree, folder) if result["folder"] else []
     for page in folder_pages:
         if api in page.entries:
             result.update(listed=True, file=page.rel, line=page.entries[api] + 1)
@@ -273,10 +213,10 @@ def check_version(root, api, version, private, kind, private_page):
     return result
 
 
-def load_private(root):
-    if not os.path.isfile(os.path.join(root, PRIVATE)):
+def load_private(tree):
+    if PRIVATE not in tree.files:
         return None
-    page = Page(root, PRIVATE)
+    page = Page(PRIVATE, gitrefs.show(tree.root, tree.commit, PRIVATE) or "")
     page.entries_private = {}
     for index, line in enumerate(page.lines):
         if line.startswith("|") and not line.startswith("|--"):
@@ -303,6 +243,15 @@ def planned_texts(results):
     return texts
 
 
+def check_writable(root, docs_ref, docs_commit):
+    """``--write`` edits the docs in the work tree: it must be a checkout of master (HEAD at its commit)."""
+    head = gitrefs.resolve_commit(root, "HEAD")
+    if head != docs_commit:
+        raise UsageError(f"--write edits the docs in the work tree of {root}: check out master first (HEAD is "
+                         f"{(head or 'no commit')[:7]}, {docs_ref} is {docs_commit[:7]}; without --write the docs "
+                         "are read from master through git)")
+
+
 def write(root, texts):
     dirty = gitutil.uncommitted_changes(root, *sorted(texts))
     if dirty:
@@ -313,7 +262,7 @@ def write(root, texts):
 
 
 def render(doc):
-    lines = [f"### docs `{doc['api']}`", "", f"Docs read from `{doc['docs_dir']}` (work tree).", "",
+    lines = [f"### docs `{doc['api']}`", "", f"Docs read from `{doc['docs_from']}` through git.", "",
              "| branch | torch | listed | where |", "| --- | --- | --- | --- |"]
     for version in doc["versions"]:
         if version["listed"]:
@@ -339,10 +288,12 @@ def render(doc):
 
 def add_arguments(parser):
     parser.add_argument("api", help="dotted API name, e.g. torch.autograd.grad_mode.set_grad_enabled.clone")
-    parser.add_argument("--ascend", metavar="DIR", required=True, help="an Ascend/pytorch git checkout (on master)")
+    parser.add_argument("--ascend", metavar="DIR", required=True,
+                        help="an Ascend/pytorch git checkout, any branch checked out (docs are read from master)")
     parser.add_argument("--branches", nargs="+", metavar="REF",
                         help="refs whose torch versions to check (default: HEAD)")
-    parser.add_argument("--write", action="store_true", help="add the missing entries to the docs in DIR")
+    parser.add_argument("--write", action="store_true",
+                        help="add the missing entries to the docs in DIR's work tree (needs master checked out)")
     parser.add_argument("--json", metavar="PATH", help=f"also write the {FORMAT} document")
 
 
@@ -350,21 +301,27 @@ def main(args):
     parts = apiname.parse(args.api)
     output.check_json_target(args.json)
     root = gitrefs.check_ascend(args.ascend)
-    refs = [(ref, gitrefs.commit_of(root, ref)) for ref in (args.branches or ["HEAD"])]
-    if not os.path.isdir(os.path.join(root, DOCS)):
-        raise UsageError(f"{root} has no {DOCS}/ in its work tree (Ascend keeps these docs on master: check it out)")
+    refs = [gitrefs.resolve_branch(root, ref) for ref in (args.branches or ["HEAD"])]
+    docs_ref, docs_commit = gitrefs.master_ref(root)
+    tree = DocsTree(root, docs_ref, docs_commit)
+    if not tree.files:
+        raise UsageError(f"{docs_ref} ({docs_commit[:7]}) of {root} has no {DOCS}/ (Ascend keeps these docs on "
+                         "master)")
+    if args.write:
+        check_writable(root, docs_ref, docs_commit)
     private = apiname.underscore_reason(parts) is not None
     kind = api_kind(args.api)
-    private_page = load_private(root)
+    private_page = load_private(tree)
     versions, checked = [], {}  # a torch version shipped by several refs is checked once
     for ref, commit in refs:
         for version in torch_versions(root, commit):
             if version not in checked:
-                checked[version] = check_version(root, args.api, version, private, kind, private_page)
+                checked[version] = check_version(tree, args.api, version, private, kind, private_page)
             versions.append(dict(checked[version], branch=ref, commit=commit))
     texts = planned_texts(versions)
     written = write(root, texts) if args.write and texts else []
-    doc = {"format": FORMAT, "api": args.api, "docs_dir": os.path.join(root, DOCS), "written": written,
+    doc = {"format": FORMAT, "api": args.api, "docs_dir": os.path.join(root, DOCS),
+           "docs_from": f"{docs_ref} ({docs_commit[:7]})", "docs_commit": docs_commit, "written": written,
            "versions": [{key: value for key, value in v.items() if not key.startswith("_")} for v in versions]}
     print(render(doc))
     output.write_json(args.json, doc)

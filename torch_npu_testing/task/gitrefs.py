@@ -44,6 +44,51 @@ def check_pytorch(directory):
     return real
 
 
+def _branch_candidates(directory, name):
+    """``(local, remotes)``: ``refs/heads/<name>`` if it exists, and every ``refs/remotes/<remote>/<name>``."""
+    result = gitutil.run_git(["for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes"], directory)
+    refs = result.stdout.splitlines() if result.ok else []
+    local = f"refs/heads/{name}" if f"refs/heads/{name}" in refs else None
+    remotes = [ref for ref in refs if ref.startswith("refs/remotes/") and ref.split("/", 3)[-1] == name
+               and not ref.endswith("/HEAD")]
+    return local, remotes
+
+
+def resolve_branch(directory, name):
+    """``(ref, commit)`` of a branch name as a contributor types it (``v2.7.1``) in the checkout ``directory``.
+
+    The local branch when there is one; else the single remote-tracking branch of that name
+    (``origin/v2.7.1`` on a normal clone); two or more remote-tracking candidates refuse, listing them; a
+    name that is no branch may still be any other ref (tag, ``origin/x``, commit id, ``HEAD``). ``ref`` is
+    the short name used (``v2.7.1`` or ``origin/v2.7.1``), ``commit`` the full commit id. UsageError
+    (one line) for an unknown or ambiguous name. This is THE resolver: search, docs, pr and export use it.
+    """
+    if not name or name.startswith("-"):
+        raise UsageError(f"unknown branch or ref {name!r} in {directory}")
+    local, remotes = _branch_candidates(directory, name)
+    if local:
+        return name, commit_of(directory, local)
+    if len(remotes) > 1:
+        shown = ", ".join(ref[len("refs/remotes/"):] for ref in remotes)
+        raise UsageError(f"branch {name!r} is ambiguous in {directory}: {shown} (give one of them)")
+    if remotes:
+        return remotes[0][len("refs/remotes/"):], commit_of(directory, remotes[0])
+    commit = resolve_commit(directory, name)
+    if commit is None:
+        raise UsageError(f"unknown ref {name!r} in {directory} (no local or remote-tracking branch, tag or "
+                         "commit of that name)")
+    return name, commit
+
+
+def master_ref(directory):
+    """``(ref, commit)`` of Ascend's master in ``directory`` (``master`` or ``origin/master``), whatever is
+    checked out: the docs and the PR template live there. UsageError when it has none."""
+    try:
+        return resolve_branch(directory, "master")
+    except UsageError as exc:
+        raise UsageError(f"{directory} has no master branch (neither local nor remote-tracking): {exc}") from None
+
+
 def exists(directory, ref, path):
     return gitutil.run_git(["cat-file", "-e", f"{ref}:{path}"], directory).ok
 

@@ -1,9 +1,14 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""``new``: start an API task: the test-file scaffold, ``target_apis.json`` and ``export_branches.json``.
+"""``new``: start an API task: the test-file scaffold and the API's row in the one table.
 
-    python -m torch_npu_testing new API --path test/<area>/test_<name>.py [--kit DIR] [--python PY ...]
-                                    [--json PATH]
+    python -m torch_npu_testing new API [--path test/<area>/test_<name>.py] [--ascend DIR [--branch REF]]
+                                    [--kit DIR] [--python PY ...] [--json PATH]
+
+Without ``--path``, ``--ascend DIR`` suggests it: ``search`` on the branch (default master) ranks the files
+whose tests call the API's owner or siblings, and the first is where the new tests belong (the same path
+in the kit, since export writes kit paths as they are). When that path is already one of the table's
+test files, no scaffold is written: the API joins that file.
 
 Writes ``<kit>/<path>`` with the kit's license header, a module docstring naming the API and why the file
 exists, the kit's import line and one TestCase class per contract area (call forms and every parameter,
@@ -12,15 +17,15 @@ dtypes, layouts, sizes, side effects, bad input, threads, errors). Every test is
 
 ``since`` comes from ``locate`` over the interpreters: ``--python`` ones, else every
 ``<kit>/.tox/*/bin/python``, else this interpreter. It is the first torch version (``X.Y``) where the
-API is found when an older one lacks it, null when all have it. The API is added to
-``<kit>/torch_npu_testing/target_apis.json`` and the file to the ``test_files`` of every branch of
-``<kit>/torch_npu_testing/export_branches.json`` whose torch has it (``left_out`` with the reason for the
-others). An API or path already there refuses with nothing changed; all three files are built first and
-written atomically.
+API is found when an older one lacks it, null when all have it. The API is appended to the ``apis`` of
+``<kit>/torch_npu_testing/common/table.json`` (``ascend_task_id`` null, ``coverage`` regions empty: fill
+both in); export then sends the file to every branch whose oldest torch has it and leaves it out of the
+others with the reason (printed). An API already there, or a path that exists and is not a table test
+file, refuses with nothing changed; the files are built first and written atomically.
 
 JSON (``--json PATH``)::
 
-    {"format": "torch_npu_testing.new/1", "api": NAME, "path": PATH, "since": "2.9"|null,
+    {"format": "torch_npu_testing.new/1", "api": NAME, "path": PATH, "suggested_by": TEXT|null, "since": "2.9"|null,
      "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows], "written": [PATH...]}
 """
 import fnmatch
@@ -30,15 +35,16 @@ import re
 import sys
 
 from ..common.errors import UsageError
-from ..export import load_branch_map
-from ..export.convert import KIT_HEADER, PUBLIC_NAMES
 from ..common.layout import TEST_GLOBS as DEFAULT_TEST_GLOBS
-from . import apiname, locate, output
+from ..export.kitfile import KIT_HEADER
+from ..runtime.carried import parse_version
+from . import apiname, gitrefs, locate, output
 
 FORMAT = "torch_npu_testing.new/1"
 PATH_RE = re.compile(r"^test/[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/test_[A-Za-z0-9_]+\.py$")
 # The header and import line that ``export`` recognises and rewrites (export/convert.py).
-IMPORTS = f"from torch_npu_testing import {', '.join(PUBLIC_NAMES)}\n"
+SCAFFOLD_NAMES = ("TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least")
+IMPORTS = f"from torch_npu_testing import {', '.join(SCAFFOLD_NAMES)}\n"
 AREAS = (
     ("CallForms", "every call form and every parameter on the installed torch, each shown to take effect",
      ["positional and keyword call forms"]),
@@ -137,57 +143,93 @@ def since_from(rows):
     return ".".join(found[0]["torch"].split(".")[:2]), [row["torch"] for row in found]
 
 
-def has_api(branch_torch, since):
-    return since is None or output.version_key(branch_torch) >= output.version_key(since)
+TABLE_REL = "torch_npu_testing/common/table.json"
+
+
+def branch_scope(doc, api, since):
+    """``(chosen, left_out)``: the table's supported branches whose oldest torch has the API, and why not."""
+    chosen, left_out = [], {}
+    for name, entry in doc["branches"].items():
+        if entry.get("maintenance"):
+            continue
+        oldest = min((pins["torch"] for pins in entry["envs"].values()), key=parse_version)
+        if since is None or parse_version(oldest) >= parse_version(since):
+            chosen.append(name)
+        else:
+            left_out[name] = f"{api.rsplit('.', 1)[-1]} does not exist in torch {oldest} (added in {since})"
+    return chosen, left_out
 
 
 def plan(kit, api, rel, since, signature):
-    targets_path = os.path.join(kit, "torch_npu_testing", "target_apis.json")
-    branches_path = os.path.join(kit, "torch_npu_testing", "export_branches.json")
+    """``(files, chosen, left_out, existing)``: the texts to write (table, and the scaffold unless ``rel`` is
+    already one of the table's test files, which the API then joins), the branches and what is left out."""
+    table_path = os.path.join(kit, TABLE_REL)
     target_path = os.path.join(kit, rel)
-    with open(targets_path, encoding="utf-8") as handle:
-        targets = json.load(handle)
-    branch_map = load_branch_map(branches_path)
-    if any(entry.get("name") == api for entry in targets.get("apis", [])):
-        raise UsageError(f"{api} is already in {targets_path}: nothing changed")
-    if os.path.exists(target_path) or rel in branch_map.get("files", {}):
-        raise UsageError(f"{rel} already exists in {kit}: nothing changed")
-    targets["apis"].append({"name": api, "task": api, "ascend_task_id": None, "since": since, "test_file": rel})
-    branch_map.setdefault("files", {})[rel] = {"api": api, "title": api.rsplit(".", 1)[-1]}
-    chosen, left_out = [], {}
-    for name, entry in branch_map["branches"].items():
-        if has_api(entry.get("torch", "0"), since):
-            entry.setdefault("test_files", []).append(rel)
-            chosen.append(name)
-        else:
-            reason = f"{api.rsplit('.', 1)[-1]} does not exist in torch {entry.get('torch')} (added in {since})"
-            entry.setdefault("left_out", {})[rel] = reason
-            left_out[name] = reason
-    files = {target_path: render_file(api, rel, since, signature),
-             targets_path: json.dumps(targets, indent=2, ensure_ascii=False) + "\n",
-             branches_path: json.dumps(branch_map, indent=2, ensure_ascii=False) + "\n"}
-    return files, chosen, left_out
+    with open(table_path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    if any(entry.get("name") == api for entry in doc.get("apis", [])):
+        raise UsageError(f"{api} is already in {table_path}: nothing changed")
+    existing = any(entry.get("test_file") == rel for entry in doc.get("apis", []))
+    if os.path.exists(target_path) and not existing:
+        raise UsageError(f"{rel} already exists in {kit} and is no test file of the table: nothing changed")
+    title = api.rsplit(".", 1)[-1] if api.count(".") < 2 else ".".join(api.rsplit(".", 2)[-2:])
+    doc["apis"].append({"name": api, "title": title, "ascend_task_id": None, "since": since, "test_file": rel,
+                        "coverage": []})
+    chosen, left_out = branch_scope(doc, api, since)
+    files = {table_path: json.dumps(doc, indent=2, ensure_ascii=False) + "\n"}
+    if not existing:
+        files[target_path] = render_file(api, rel, since, signature)
+    return files, chosen, left_out, existing
+
+
+def suggested_path(api, ascend, ref):
+    """``(path, line)``: where ``search`` says the new tests belong on ``ref`` of ``ascend`` (None: nowhere)."""
+    from . import family, search
+    directory = gitrefs.check_ascend(ascend)
+    ref, commit = gitrefs.resolve_branch(directory, ref)
+    aliases, _ = search.resolve_aliases(api)
+    branch = search.search_ref(directory, ref, commit, api, [api] + aliases, ["test"], family.family(api))
+    home = branch["home"]
+    if home is None:
+        return None, f"search on {ref} ({commit[:7]}) found no file where tests of {api} or its owner live"
+    return home["path"], f"search on {ref} ({commit[:7]}): new tests belong in {home['path']} ({home['why']})"
 
 
 def add_arguments(parser):
     parser.add_argument("api", help="dotted API name, e.g. torch.autograd.grad_mode.set_grad_enabled.clone")
-    parser.add_argument("--path", required=True, help="test file to create, test/<area>/test_<name>.py")
+    parser.add_argument("--path", help="test file to create, test/<area>/test_<name>.py (default: where `search` "
+                                       "on --ascend says the new tests belong)")
+    parser.add_argument("--ascend", metavar="DIR", help="an Ascend/pytorch checkout: suggests --path by `search`")
+    parser.add_argument("--branch", default="master", help="the branch of --ascend to search (default: master)")
     parser.add_argument("--kit", default=locate.KIT_ROOT, help=f"the kit checkout (default: {locate.KIT_ROOT})")
     parser.add_argument("--python", action="append", default=[], metavar="PY",
                         help="interpreters to locate the API in (default: <kit>/.tox/*/bin/python, else this one)")
     parser.add_argument("--json", metavar="PATH", help=f"also write the {FORMAT} document")
 
 
+def choose_path(args):
+    """``(rel, note)``: ``--path``, else the path ``search`` suggests; UsageError when neither is there."""
+    suggestion, note = (None, None)
+    if args.ascend:
+        suggestion, note = suggested_path(args.api, args.ascend, args.branch)
+    rel = (args.path or suggestion or "").replace("\\", "/")
+    if not rel:
+        raise UsageError("give --path test/<area>/test_<name>.py, or --ascend DIR for search to suggest one"
+                         + (f" ({note})" if note else ""))
+    if not PATH_RE.match(rel):
+        raise UsageError(f"--path {rel}: give test/<area>/test_<name>.py (relative, letters, digits, _)")
+    if suggestion and args.path and suggestion != rel:
+        note += f"; --path {rel} given instead"
+    return rel, note
+
+
 def main(args):
     apiname.parse(args.api)
-    rel = args.path.replace("\\", "/")
-    if not PATH_RE.match(rel):
-        raise UsageError(f"--path {args.path}: give test/<area>/test_<name>.py (relative, letters, digits, _)")
     output.check_json_target(args.json)
+    rel, note = choose_path(args)
     kit = os.path.realpath(args.kit)
-    for needed in ("torch_npu_testing/target_apis.json", "torch_npu_testing/export_branches.json"):
-        if not os.path.isfile(os.path.join(kit, needed)):
-            raise UsageError(f"--kit {args.kit}: no {needed} (give the kit checkout)")
+    if not os.path.isfile(os.path.join(kit, TABLE_REL)):
+        raise UsageError(f"--kit {args.kit}: no {TABLE_REL} (give the kit checkout)")
     if not os.path.isdir(os.path.dirname(os.path.join(kit, rel))):
         raise UsageError(f"--path {rel}: folder {os.path.dirname(rel)} does not exist in {kit}")
     locate.check_pythons(args.python)
@@ -195,23 +237,31 @@ def main(args):
     rows = locate.locate_all(args.api, pythons)
     since, _ = since_from(rows)
     signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
-    files, chosen, left_out = plan(kit, args.api, rel, since, signature)
+    files, chosen, left_out, existing = plan(kit, args.api, rel, since, signature)
     for path, text in files.items():
         output.write_text_atomic(path, text)
+    print_outcome(args, rel, note, rows, since, chosen, left_out, existing)
+    output.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "suggested_by": note,
+                                  "since": since, "branches": chosen, "left_out": left_out, "locate": rows,
+                                  "written": sorted(files)})
+    sys.stdout.flush()
+    return 0
+
+
+def print_outcome(args, rel, note, rows, since, chosen, left_out, existing):
+    if note:
+        print(note)
     found = ", ".join(row["torch"] for row in rows if row.get("torch") and row.get("found")) or "-"
     absent = ", ".join(row["torch"] for row in rows if row.get("torch") and not row.get("found")) or "-"
-    print(f"Wrote {rel} (since: {since or 'all supported torch'}; found in torch {found}; absent in {absent})")
+    kept = "; it is already a test file of the kit: add the new tests there" if existing else ""
+    print(f"{'Kept' if existing else 'Wrote'} {rel} (since: {since or 'all supported torch'}; found in torch "
+          f"{found}; absent in {absent}){kept}")
     for row in rows:
         if not row.get("torch"):
             print(f"  not probed (ignored for since): {row.get('python')}: {row.get('error')}")
-    print(f"Added {args.api} to torch_npu_testing/target_apis.json")
-    print(f"Listed {rel} for {', '.join(chosen) or 'no branch'} in torch_npu_testing/export_branches.json")
+    print(f"Added {args.api} to {TABLE_REL} (test_file {rel}); export sends it to {', '.join(chosen) or 'no branch'}")
     for branch, reason in left_out.items():
         print(f"  left out of {branch}: {reason}")
     if not any(fnmatch.fnmatch(rel, glob) for glob in DEFAULT_TEST_GLOBS):
-        print(f"Note: the suite looks for {', '.join(DEFAULT_TEST_GLOBS)}; extend DEFAULT_TEST_GLOBS in "
-              "torch_npu_testing/suite.py for this folder")
-    output.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "since": since, "branches": chosen,
-                                  "left_out": left_out, "locate": rows, "written": sorted(files)})
-    sys.stdout.flush()
-    return 0
+        print(f"Note: the suite looks for {', '.join(DEFAULT_TEST_GLOBS)}; extend TEST_GLOBS in "
+              "torch_npu_testing/common/layout.py for this folder")

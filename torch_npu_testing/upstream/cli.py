@@ -10,18 +10,28 @@ Commands (the checkout is ``--source DIR`` or ``$PYTORCH_SRC``):
 - ``apply`` / ``revert``  in the checkout itself, all patches or none, never leaving .rej/.orig files.
 - ``scratch`` write patched copies of the upstream files to a new directory, to edit them.
 - ``refresh`` (alias ``diff``) regenerate patches from an edited scratch copy; record the new base.
+- ``derive``  write the base a patch is made against (e.g. the v2.12 file, derived from a newer upstream
+              file by dropping later tests) into a new fake PyTorch root, and say how it differs from
+              the real file.
+- ``superset`` check that a patch (the kit's) keeps every adaptation of another patch of the same
+              file (e.g. Ascend's merged one) and skips on the device no test that one lets run.
+
+Patches live in ``test_upstream/<base>/``: one per upstream base of a file (``--base KEY`` selects a
+base). ``run`` applies a patch only where its base fits: ``--each-torch`` runs each patch under the
+torch releases of its manifest ``run_under``.
 
 Exit status: 0 fine, 1 a patch does not apply (check) or unexpected test failures (run), 2 a problem
 the user can fix (one line on stderr; nothing was changed).
 """
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from ..common.errors import UsageError
-from . import inplace, manifest, patches, refresh, runner, scratch, source, torches
+from . import derive, inplace, manifest, patches, refresh, runner, scratch, source, superset, torches
 
-SUBCOMMANDS = ("check", "run", "apply", "revert", "scratch", "refresh", "diff")
+SUBCOMMANDS = ("check", "run", "apply", "revert", "scratch", "refresh", "diff", "derive", "superset")
 
 
 def add_arguments(parser):
@@ -34,6 +44,8 @@ def add_arguments(parser):
                              help=f"PyTorch checkout (default: ${source.SOURCE_ENV})")
         command.add_argument("--patch", action="append", metavar="NAME", dest="patch_names",
                              help="only this patch (repeatable; name, upstream path or file stem)")
+        command.add_argument("--base", action="append", metavar="KEY", dest="base_keys",
+                             help="only the patches of this upstream base (repeatable; its dir in test_upstream/)")
         command.add_argument("--patches", metavar="DIR", help="patches directory (default: test_upstream/)")
         command.add_argument("--manifest", metavar="FILE", help="manifest (default: <patches>/manifest.json)")
         return command
@@ -50,6 +62,9 @@ def add_arguments(parser):
                      help="with --each-torch: these releases instead of the manifest's (repeatable)")
     run.add_argument("--venvs", metavar="DIR", help="with --each-torch: where the per-release venvs live "
                      "(default: .upstream-venvs/)")
+    run.add_argument("--reuse-envs", metavar="TOXWORKDIR",
+                     help="with --each-torch: use a branch env's interpreter there (<dir>/<env>/bin/python, "
+                     "env from the branch table) when it has that torch, instead of a new venv")
     run.add_argument("--results-dir", metavar="DIR",
                      help="write upstream.json (or, with --each-torch, upstream-<torch>.json per release) here")
     run.add_argument("--scratch", metavar="DIR", help="use (and keep) this new directory as the scratch copy")
@@ -69,6 +84,12 @@ def add_arguments(parser):
                              help="create a new patch for this upstream file (repeatable)")
     refresh_cmd.add_argument("--upstream-tag", metavar="TAG", help="record this upstream tag (e.g. v2.13.0)")
     refresh_cmd.add_argument("--upstream-commit", metavar="SHA", help="record this upstream commit")
+    derive_cmd = common("derive", "write the base of each selected patch (derived where needed) to a new "
+                        "fake PyTorch root and report how it differs from the real file")
+    derive_cmd.add_argument("--dest", required=True, metavar="DIR", help="new (or empty) directory")
+    superset_cmd = common("superset", "check that the selected patch keeps every adaptation of --other")
+    superset_cmd.add_argument("--other", required=True, metavar="PATCH", help="the other patch (e.g. Ascend's)")
+    superset_cmd.add_argument("--device", default="npu", help="device whose skips are compared (default npu)")
 
 
 def _paths(args):
@@ -86,13 +107,18 @@ def main(args):
     if command == "diff":
         command = "refresh"
     return {"check": cmd_check, "run": cmd_run, "apply": cmd_apply, "revert": cmd_revert,
-            "scratch": cmd_scratch, "refresh": cmd_refresh}[command](args)
+            "scratch": cmd_scratch, "refresh": cmd_refresh, "derive": cmd_derive,
+            "superset": cmd_superset}[command](args)
 
 
-def _load(args):
+def _load(args, unique_targets=False):
+    """The selected patches and the manifest; with ``unique_targets`` two patches of one upstream file (two
+    bases) are refused: they cannot share one copy of the file."""
     patches_dir, manifest_path = _paths(args)
-    selected = patches.select(patches_dir, args.patch_names)
+    selected = patches.select(patches_dir, args.patch_names, args.base_keys)
     data = manifest.load(manifest_path)
+    if unique_targets:
+        torches.require_unique_targets(selected)
     return selected, data
 
 
@@ -108,7 +134,7 @@ def cmd_check(args):
 
 def cmd_apply(args):
     checkout = source.require_source(args.source)
-    selected, data = _load(args)
+    selected, data = _load(args, unique_targets=True)
     statuses = inplace.apply_in_place(checkout, selected, data)
     for status in statuses:
         note = "" if status.base_matches else f" (base is not the recorded base {status.recorded_base[:12]})"
@@ -118,7 +144,7 @@ def cmd_apply(args):
 
 def cmd_revert(args):
     checkout = source.require_source(args.source)
-    selected, data = _load(args)
+    selected, data = _load(args, unique_targets=True)
     statuses = inplace.revert_in_place(checkout, selected, data)
     for status in statuses:
         _say(f"upstream: reverted {status.patch.name} in {checkout / status.patch.target}")
@@ -127,7 +153,7 @@ def cmd_revert(args):
 
 def cmd_scratch(args):
     checkout = source.require_source(args.source)
-    selected, data = _load(args)
+    selected, data = _load(args, unique_targets=True)
     dest = scratch.ensure_empty_dir(args.dest)
     statuses = scratch.assess(checkout, selected, data)
     for status in statuses:
@@ -157,7 +183,8 @@ def cmd_refresh(args):
     checkout = source.require_source(args.source or record.get("source"))
     patches_dir, manifest_path = _paths(args)
     done = refresh.refresh(patches_dir, manifest_path, args.scratch, checkout, requested=args.patch_names,
-                           added=args.add, commit=args.upstream_commit, tag=args.upstream_tag)
+                           added=args.add, commit=args.upstream_commit, tag=args.upstream_tag,
+                           base_key=(args.base_keys or [None])[0])
     for name, base_blob, ref in done:
         ref_text = f"upstream {ref}" if ref else "upstream ref unrecorded (pass --upstream-tag/--upstream-commit)"
         _say(f"upstream: wrote {patches_dir / name}; base {base_blob[:12]}, {ref_text}")
@@ -168,8 +195,8 @@ def cmd_refresh(args):
 def cmd_run(args):
     if args.each_torch and args.python:
         raise UsageError("--each-torch and --python exclude each other (--each-torch picks the interpreters)")
-    if (args.torch_releases or args.venvs) and not args.each_torch:
-        raise UsageError("--torch and --venvs go with --each-torch")
+    if (args.torch_releases or args.venvs or args.reuse_envs) and not args.each_torch:
+        raise UsageError("--torch, --venvs and --reuse-envs go with --each-torch")
     if args.results and args.results_dir:
         raise UsageError("--results and --results-dir exclude each other")
     if args.each_torch and args.results:
@@ -187,18 +214,22 @@ def cmd_run(args):
     selected, data = _load(args)
     if not args.each_torch:
         python = _interpreter(args.python) if args.python else None
+        if torches.shared_targets(selected):
+            found = torches.installed_torch(python or sys.executable)
+            selected = torches.patches_for_release(selected, data, found.split("+")[0] if found else "")
         return _run_under(args, checkout, selected, data, python,
                           args.results or _fresh_results_dir(args.results_dir, "upstream.json"), args.scratch)
     releases = torches.releases_to_run(data, [patch.name for patch in selected], args.torch_releases)
+    plan = [(release, torches.patches_for_release(selected, data, release)) for release in releases]
     venvs = args.venvs or os.path.join(os.getcwd(), ".upstream-venvs")
     status = 0
-    for index, release in enumerate(releases):
-        _say(f"upstream: === torch {release} ===")
-        python = torches.interpreter_for(release, venvs, say=_say)
+    for index, (release, chosen) in enumerate(plan):
+        _say(f"upstream: === torch {release}: {', '.join(patch.name for patch in chosen)} ===")
+        python = torches.interpreter_for(release, venvs, say=_say, reuse_dir=args.reuse_envs)
         results_path = (_fresh_results_dir(args.results_dir, f"upstream-{release}.json", clear=index == 0)
                         if args.results_dir else None)
         scratch_dir = os.path.join(args.scratch, f"torch-{release}") if args.scratch else None
-        status = max(status, _run_under(args, checkout, selected, data, str(python), results_path, scratch_dir))
+        status = max(status, _run_under(args, checkout, chosen, data, str(python), results_path, scratch_dir))
     return status
 
 
@@ -242,3 +273,47 @@ def _interpreter(value):
 def _report_patch(status, patch_run, data):
     for line in runner.report_lines(status, patch_run, data):
         _say(line)
+
+
+def cmd_derive(args):
+    """Write the base of each selected patch into a new fake PyTorch root; say what it is."""
+    checkout = source.require_source(args.source)
+    selected, data = _load(args, unique_targets=True)
+    dest = scratch.ensure_empty_dir(args.dest)
+    bases = []
+    for patch in selected:
+        base = derive.resolve_base(checkout, patch, data)
+        if base is None:
+            raise UsageError(f"{patch.name}: base file {patch.target} is missing in {checkout}")
+        bases.append((patch, base))
+    for patch, base in bases:
+        scratch.write_into(base.data, Path(dest) / patch.target)
+    (Path(dest) / "version.txt").write_text("derived by torch_npu_testing upstream derive\n", encoding="utf-8")
+    for patch, base in bases:
+        spec = manifest.entry(data, patch.name).get("derived_base") or {}
+        _say(f"upstream: {patch.name}: wrote {Path(dest) / patch.target}")
+        for line in derive.describe(base, spec, manifest.recorded_base(data, patch.name)):
+            _say(f"  {line}")
+        _say(f"  tests: {', '.join(base.tests)}")
+    return 0
+
+
+def cmd_superset(args):
+    """Exit 0 when the selected patch keeps every adaptation of ``--other`` (on the base it applies to)."""
+    checkout = source.require_source(args.source)
+    selected, data = _load(args)
+    if len(selected) != 1:
+        raise UsageError(f"superset compares one patch; {len(selected)} selected (use --base or --patch)")
+    [patch] = selected
+    base = derive.resolve_base(checkout, patch, data)
+    if base is None:
+        raise UsageError(f"{patch.name}: base file {patch.target} is missing in {checkout}")
+    other = Path(args.other)
+    if not other.is_file():
+        raise UsageError(f"--other {other}: no such file")
+    report = superset.compare(base.text, other.read_text(encoding="utf-8"), patch.path.read_text(encoding="utf-8"),
+                              device=args.device)
+    _say(f"upstream: {patch.name} vs {other} on {base.how} (blob {base.blob[:12]}):")
+    for line in report.lines():
+        _say(f"  {line}")
+    return 0 if report.ok else 1

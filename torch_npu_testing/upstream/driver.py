@@ -5,14 +5,14 @@
 Executed by path with the interpreter under test (``python driver.py TEST_FILE RESULTS_JSON``), so it
 uses the standard library only and never imports the package torch_npu_testing: the interpreter may be
 one where this kit is not installed. It records with the kit's one results model all the same:
-``results.py`` is standard library only, and the driver loads it by file path from the package folder
-above its own (:func:`load_results_module`).
+``common/results.py`` (and ``common/atomic.py``, which writes the results file) are standard library
+only, and the driver loads them by file path from the package folder above its own (:func:`load_results_module`).
 
 The test module is imported under its own name (so its ``if __name__ == "__main__"`` block does not
 run), its tests are loaded and run with unittest in this one process, as ``python TEST_FILE`` would,
 and every case is recorded (:class:`CaseRecorder`: passing subtests too; skips with their reason;
 ``expected_failure`` / ``unexpected_success`` for tests upstream marks ``@expectedFailure``). The
-device is the module's ``DEVICE`` (the patches define it); a module that fails to import is one
+device is the module's ``DEVICE`` or ``device_type`` (the patches define one); a module that fails to import is one
 ``error`` case named ``<import>``.
 """
 import importlib.util
@@ -23,20 +23,25 @@ import time
 import unittest
 
 RESULTS_MODULE = "_torch_npu_testing_results"
+ATOMIC_MODULE = "_torch_npu_testing_atomic"
 
 
-def load_results_module():
-    """The kit's results model (``torch_npu_testing/results.py``), loaded by path from beside this file's
+def _load_kit_module(name, relative):
+    """A standard-library-only module of the kit (``common/<file>``), loaded by path from this file's
     package, so that a kit that is not installed in this interpreter still records the kit's way."""
-    name = RESULTS_MODULE
     if name in sys.modules:
         return sys.modules[name]
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results.py")
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common", relative)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up while the file runs
     spec.loader.exec_module(module)
     return module
+
+
+def load_results_module():
+    """The kit's results model (``torch_npu_testing/common/results.py``)."""
+    return _load_kit_module(RESULTS_MODULE, "results.py")
 
 
 def _torch_version():
@@ -74,7 +79,7 @@ def run(test_file, results_file):
     except BaseException as exc:  # noqa: BLE001 - any failure at import (SystemExit too) is the result
         cases = [results.import_error_case(test_file, (type(exc), exc, exc.__traceback__))]
     else:
-        payload["device"] = getattr(module, "DEVICE", None)
+        payload["device"] = getattr(module, "DEVICE", None) or getattr(module, "device_type", None)
         cases = results.run_tests(unittest.defaultTestLoader.loadTestsFromModule(module), test_file, sys.stderr)
     payload["seconds"] = round(time.monotonic() - started, 3)
     payload["torch"] = _torch_version()
@@ -84,11 +89,8 @@ def run(test_file, results_file):
 
 
 def _write(path, payload):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, indent=2)
-        handle.write("\n")
-    os.replace(tmp, path)
+    atomic = _load_kit_module(ATOMIC_MODULE, "atomic.py")
+    atomic.write_text_atomic(path, json.dumps(payload, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -7,11 +7,9 @@ a git checkout). The new contents are then produced by ``git apply`` in a scratc
 into the checkout by rename, one file at a time; if a write fails, the files already written are put
 back. ``git apply`` never runs in the checkout, so no ``.rej`` or ``.orig`` file can appear there.
 """
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
+from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
 from ..common import gitutil
 from .scratch import (
@@ -28,7 +26,7 @@ from .scratch import (
 
 def apply_in_place(source, patches, data):
     """Apply every patch to ``source``; returns the statuses (all of them applicable)."""
-    statuses = assess(source, patches, data)
+    statuses = assess(source, patches, data, derive_bases=False)
     require_all_apply(statuses, "apply")
     _refuse_dirty(source, statuses)
     _write_patched(source, statuses, reverse=False)
@@ -37,7 +35,7 @@ def apply_in_place(source, patches, data):
 
 def revert_in_place(source, patches, data):
     """Undo every patch in ``source``; each must currently be applied."""
-    statuses = assess(source, patches, data)
+    statuses = assess(source, patches, data, derive_bases=False)
     for status in statuses:
         if status.state == MISSING_BASE:
             raise UsageError(f"cannot revert: {status.patch.name}: {status.patch.target} is missing in the "
@@ -78,28 +76,16 @@ def _write_patched(source, statuses, reverse):
 
 
 def _replace_all(source, new_contents):
-    """Write each file through a temp file + rename; on any failure restore what was already replaced."""
-    originals = {}
-    staged = {}
+    """Write each file atomically (:func:`~torch_npu_testing.common.atomic.write_text_atomic`, mode kept);
+    on any failure put back the files already written."""
+    originals, done = {}, []
     try:
         for target, data in new_contents.items():
             path = source / target
             originals[target] = path.read_bytes()
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tnt-tmp", dir=str(path.parent))
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            shutil.copymode(str(path), tmp)
-            staged[target] = tmp
-        done = []
-        try:
-            for target, tmp in staged.items():
-                os.replace(tmp, source / target)
-                done.append(target)
-        except BaseException:
-            for target in done:
-                (source / target).write_bytes(originals[target])
-            raise
-    finally:
-        for tmp in staged.values():
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            write_text_atomic(path, data.decode("utf-8", errors="surrogateescape"))
+            done.append(target)
+    except BaseException:
+        for target in done:
+            write_text_atomic(source / target, originals[target].decode("utf-8", errors="surrogateescape"))
+        raise

@@ -3,15 +3,22 @@
 """``test_upstream/manifest.json``: what each patch was made against and which of its tests are known
 to fail where, and why.
 
-Shape (JSON, read with the standard library)::
+Shape (JSON, read with the standard library); keys are patch names, the patch's path under
+``test_upstream/`` (``<base>/<upstream path>.patch``)::
 
     {
       "format": 1,
       "patches": {
-        "test/functorch/test_x.py.patch": {
-          "upstream": {"repo": "pytorch/pytorch", "tag": "v2.13.0" | null, "commit": "<sha>" | null,
-                       "note": "..."},
-          "base_blob": "<git blob id of the upstream file the patch was made against>",
+        "v2.12/test/functorch/test_x.py.patch": {
+          "upstream": {"repo": "pytorch/pytorch", "tag": "v2.12.0" | null, "commit": "<sha>" | null,
+                       "real": true,                  # the base blob is the real file's (false: derived)
+                       "obtained": "how the base file was obtained", "note": "..."},
+          "base_blob": "<git blob id (may be abbreviated) of the base file, as in the patch's index line>",
+          "derived_base": {...},            # optional: how to derive the base (:mod:`.derive`)
+          "export": true,                   # optional: export writes it to the Ascend branches whose
+                                            # table entry has "upstream_patches": "<base>"
+          "run_under": ["2.12.0", "2.11.0"],  # torch releases `upstream run --each-torch` runs it under
+          "hunks": {"unconfirmed": [...]},  # optional: hunks relying on lines no other patch confirms
           "support_files": ["test/functorch/helper.py"],          # optional: copied unpatched
           "expected_failures": [
             {"test": "TestClass.test_name",
@@ -34,8 +41,10 @@ from pathlib import Path
 
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
+from .patches import PATCH_SUFFIX, default_patches_dir, discover, split_name
 
 MANIFEST_NAME = "manifest.json"
+ASCEND_PATCHES_DIR = "test_upstream"
 FORMAT = 1
 
 
@@ -51,13 +60,15 @@ class ExpectedFailure:
         if self.devices and device not in self.devices:
             return False
         if self.torch:
-            release = _release(torch_version)
-            if release is None or not any(release[:len(prefix)] == prefix for prefix in map(_release, self.torch)):
+            release = release_tuple(torch_version)
+            if release is None or not any(release[:len(prefix)] == prefix for prefix in map(release_tuple, self.torch)):
                 return False
         return True
 
 
-def _release(text):
+def release_tuple(text):
+    """``"2.14.1+cu128"`` -> ``(2, 14, 1)``; None when not a version. Standard library only: the upstream
+    env's interpreter has no torch (``runtime.carried`` imports torch)."""
     match = re.match(r"\s*v?(\d+(?:\.\d+)*)", str(text or ""))
     return tuple(int(part) for part in match.group(1).split(".")) if match else None
 
@@ -157,3 +168,27 @@ def update_base(data, name, base_blob, commit=None, tag=None, repo="pytorch/pyto
 def save(data, path):
     """Write the manifest atomically."""
     write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def exported_patches(base_key, patches_dir=None):
+    """What export writes for an Ascend branch whose table entry has ``"upstream_patches": base_key``.
+
+    Returns ``[(kit_path, ascend_path)]``: ``kit_path`` the patch file in this kit (an absolute
+    :class:`~pathlib.Path`, ``<patches_dir>/<base_key>/<upstream path>.patch``), ``ascend_path`` where it
+    goes in an Ascend/pytorch checkout (posix, relative to its root:
+    ``test_upstream/<upstream path>.patch``, the base dir dropped), for every patch of that base whose
+    manifest entry says ``"export": true``. ``base_key`` None (master, v2.7.1) -> ``[]``. A base with no
+    exported patch -> UsageError (the table and test_upstream/ disagree). ``patches_dir``: default
+    ``test_upstream/`` of this kit (or ``$TORCH_NPU_TESTING_UPSTREAM_PATCHES``).
+    """
+    if base_key is None:
+        return []
+    patches_dir = Path(patches_dir) if patches_dir else default_patches_dir()
+    data = load(default_manifest_path(patches_dir))
+    names = [name for name in discover(patches_dir)
+             if split_name(name)[0] == base_key and entry(data, name).get("export") is True]
+    if not names:
+        raise UsageError(f"no exported patch for upstream base {base_key!r} in {patches_dir} "
+                         "(a patch under <base>/ with \"export\": true in manifest.json)")
+    return [((patches_dir / name).resolve(), f"{ASCEND_PATCHES_DIR}/{split_name(name)[1]}{PATCH_SUFFIX}")
+            for name in names]

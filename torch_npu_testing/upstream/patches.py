@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The patch files of ``test_upstream/``: where they are, what each one changes, which to use.
 
-Convention: ``test_upstream/<upstream path>.patch`` changes exactly the upstream file ``<upstream path>``
-(relative to the root of a PyTorch checkout), as a git-style diff with ``a/`` ``b/`` paths and an
-``index <base>..<result>`` line naming the blob of the upstream file it was made against. Text before
-the ``diff --git`` line is a free-form description (``git apply`` ignores it; ``refresh`` keeps it).
+Convention: ``test_upstream/<base>/<upstream path>.patch`` changes exactly the upstream file
+``<upstream path>`` (relative to the root of a PyTorch checkout) as it is at upstream base ``<base>``
+(``0099ec9``, ``v2.12``: one patch per upstream base, the manifest says what each base is), as a
+git-style diff with ``a/`` ``b/`` paths and an ``index <base>..<result>`` line naming the blob of the
+upstream file it was made against. Text before the ``diff --git`` line is a free-form description
+(``git apply`` and ``patch`` ignore it; ``refresh`` keeps it). A patch's *name* is its path under
+``test_upstream/`` (``v2.12/test/functorch/test_x.py.patch``): the manifest's key.
 """
 import os
 import re
@@ -24,9 +27,11 @@ _INDEX = re.compile(r"^index ([0-9a-f]{7,40})\.\.([0-9a-f]{7,40})(?: [0-7]{6})?$
 @dataclass(frozen=True)
 class Patch:
     """One patch file. ``name`` is its path under the patches dir (posix), e.g.
-    ``test/functorch/test_aot_joint_with_descriptors.py.patch``; ``target`` the upstream file it changes."""
+    ``v2.12/test/functorch/test_aot_joint_with_descriptors.py.patch``; ``base_key`` its first part
+    (``v2.12``); ``target`` the upstream file it changes."""
 
     name: str
+    base_key: str
     path: Path
     target: str
     base_blob: str
@@ -56,7 +61,7 @@ def parse_patch(path, name):
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"corrupt patch {name}: cannot read it ({exc})") from None
-    expected_target = name[: -len(PATCH_SUFFIX)]
+    base_key, expected_target = split_name(name)
     lines = text.splitlines()
     headers = [index for index, line in enumerate(lines) if line.startswith("diff --git ")]
     if not headers:
@@ -69,6 +74,9 @@ def parse_patch(path, name):
         raise UsageError(f"corrupt patch {name}: bad header {lines[start]!r} (expected 'diff --git a/P b/P')")
     target = match.group(1)
     if target != expected_target:
+        if name[: -len(PATCH_SUFFIX)] == target:
+            raise UsageError(f"misplaced patch {name}: patches live at test_upstream/<base>/{name} "
+                             "(one directory per upstream base, e.g. v2.12/)")
         raise UsageError(f"corrupt patch {name}: it changes {target}, but its name says {expected_target}")
     body = lines[start + 1:]
     index_line = next((line for line in body[:4] if line.startswith("index ")), None)
@@ -84,8 +92,16 @@ def parse_patch(path, name):
     if not any(line.startswith("@@ ") for line in body):
         raise UsageError(f"corrupt patch {name}: no hunks")
     preamble = "\n".join(lines[:start])
-    return Patch(name=name, path=Path(path), target=target, base_blob=index_match.group(1),
+    return Patch(name=name, base_key=base_key, path=Path(path), target=target, base_blob=index_match.group(1),
                  result_blob=index_match.group(2), preamble=preamble + ("\n" if preamble else ""))
+
+
+def split_name(name):
+    """``"v2.12/test/x.py.patch"`` -> ``("v2.12", "test/x.py")``; a name without a base dir gives
+    ``("", "test/x.py")`` (:func:`parse_patch` then says where it belongs)."""
+    stem = name[: -len(PATCH_SUFFIX)] if name.endswith(PATCH_SUFFIX) else name
+    base_key, _, target = stem.partition("/")
+    return (base_key, target) if target else ("", stem)
 
 
 def discover(patches_dir):
@@ -96,27 +112,40 @@ def discover(patches_dir):
 
 
 def resolve_name(requested, names):
-    """Map a user's ``--patch`` value to a patch name: the name itself, the upstream path (without
-    ``.patch``), or a unique file name / stem (``test_aot_joint_with_descriptors``)."""
+    """Map a user's ``--patch`` value to a patch name: the name itself (``v2.12/test/x.py.patch``), the
+    upstream path (``test/x.py``, with or without ``.patch``) or a file name / stem (``test_x``) when
+    only one patch matches (several bases patch the same file: add ``--base``)."""
     requested = requested.strip().replace(os.sep, "/")
     if requested in names:
         return requested
     if requested + PATCH_SUFFIX in names:
         return requested + PATCH_SUFFIX
-    by_basename = [name for name in names if os.path.basename(name) in
+    wanted = requested[: -len(PATCH_SUFFIX)] if requested.endswith(PATCH_SUFFIX) else requested
+    matches = [name for name in names if split_name(name)[1] == wanted]
+    if not matches:
+        matches = [name for name in names if os.path.basename(name) in
                    (requested, requested + PATCH_SUFFIX, requested + ".py" + PATCH_SUFFIX)]
-    if len(by_basename) == 1:
-        return by_basename[0]
+    if len(matches) == 1:
+        return matches[0]
     known = ", ".join(names) or "none"
-    if len(by_basename) > 1:
-        raise UsageError(f"patch name {requested!r} is ambiguous: {', '.join(by_basename)}")
+    if len(matches) > 1:
+        raise UsageError(f"patch name {requested!r} is ambiguous: {', '.join(matches)} (pass --base KEY "
+                         "or the full name)")
     raise UsageError(f"unknown patch {requested!r} (known patches: {known})")
 
 
-def select(patches_dir, requested=None):
-    """Parse the requested patches (all when ``requested`` is empty); unknown names raise UsageError."""
+def select(patches_dir, requested=None, base_keys=None):
+    """Parse the requested patches (all when ``requested`` is empty), only those of ``base_keys`` when
+    given; unknown names or base keys raise UsageError."""
     patches_dir = check_patches_dir(patches_dir)
     names = discover(patches_dir)
+    if base_keys:
+        known = sorted({split_name(name)[0] for name in names})
+        for key in base_keys:
+            if key not in known:
+                raise UsageError(f"unknown upstream base {key!r} "
+                                 f"(bases in {patches_dir}: {', '.join(known) or 'none'})")
+        names = [name for name in names if split_name(name)[0] in base_keys]
     if requested:
         chosen = []
         for item in requested:

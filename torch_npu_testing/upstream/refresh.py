@@ -19,18 +19,21 @@ from .patches import PATCH_SUFFIX, check_patches_dir, discover, parse_patch, res
 from .scratch import copy_into, temporary_dir
 
 
-def _targets(patches_dir, scratch, requested, added):
+def _targets(patches_dir, scratch, requested, added, base_key=None):
     names = discover(patches_dir)
     plan = []  # (name, target, preamble)
     for item in requested or []:
         name = resolve_name(item, names)
         patch = parse_patch(Path(patches_dir) / name, name)
         plan.append((name, patch.target, patch.preamble))
+    if added and not base_key:
+        raise UsageError("--add needs --base KEY: the upstream base the new patch is made against "
+                         "(its directory under test_upstream/, e.g. v2.12)")
     for path in added or []:
         target = path.strip().replace(os.sep, "/").lstrip("/")
         if target.startswith(("a/", "b/")) or ".." in target.split("/"):
             raise UsageError(f"--add takes an upstream path relative to the checkout root, got {path!r}")
-        name = target + PATCH_SUFFIX
+        name = f"{base_key}/{target}{PATCH_SUFFIX}"
         if name in names:
             raise UsageError(f"{name} already exists; refresh it with --patch {name}")
         plan.append((name, target, f"{target}: adapted to the resolved test device (torch_npu_testing).\n\n"))
@@ -61,14 +64,23 @@ def build_patch(source, scratch, target, preamble):
     return preamble + diff, gitutil.hash_object(base_file)
 
 
-def refresh(patches_dir, manifest_path, scratch, source, requested=None, added=None, commit=None, tag=None):
-    """Regenerate (or add) patches; returns ``[(name, base_blob, upstream_ref_or_None)]``."""
+def refresh(patches_dir, manifest_path, scratch, source, requested=None, added=None, commit=None, tag=None,
+            base_key=None):
+    """Regenerate (or add) patches; returns ``[(name, base_blob, upstream_ref_or_None)]``.
+
+    A patch made against a derived base (manifest ``derived_base``) is not regenerated here: its index
+    line names the real base, which no source holds; edit it by hand and check it with ``check``.
+    """
     patches_dir = check_patches_dir(patches_dir)
     scratch = Path(scratch)
     if not scratch.is_dir():
         raise UsageError(f"scratch directory {scratch} does not exist (make one with `upstream scratch`)")
     data = manifest.load(manifest_path)
-    plan = _targets(patches_dir, scratch, requested, added)
+    plan = _targets(patches_dir, scratch, requested, added, base_key)
+    for name, _, _ in plan:
+        if manifest.entry(data, name).get("derived_base"):
+            raise UsageError(f"{name} is made against a derived base (its index line names the real base "
+                             "no source holds): edit it by hand, then run `upstream check`")
     if not (commit or tag):
         detected_commit, detected_tag = gitutil.head_commit_and_tag(source)
         if detected_commit and not any(gitutil.uncommitted_changes(source, target) for _, target, _ in plan):

@@ -157,6 +157,8 @@ def run(source, patches, data, python=None, scratch=None, keep=False, timeout=DE
             entry = manifest.entry(data, patch.name)
             runs.append(PatchRun(data={
                 "patch": patch.name,
+                "base_key": patch.base_key,
+                "base_used": status.base.how if status.base is not None else None,
                 "target": patch.target,
                 "source": str(source),
                 "upstream": entry.get("upstream"),
@@ -209,9 +211,13 @@ def report_lines(status, patch_run, data):
     """What ``upstream run`` prints for one patch: its base and torch, every case, the tracebacks of
     unexpected failures, the counts and verdict, and manifest entries that named no test."""
     info = patch_run.data
-    base = ("base is the recorded base" if status.base_matches else
-            f"base is NOT the recorded base {status.recorded_base[:12]} (found {status.actual_base[:12]}); "
-            "the patch still applies")
+    if status.base_matches:
+        base = "base is the recorded base"
+    elif status.base is not None and "derived" in status.base.how:
+        base = f"base: {status.base.how} (blob {status.actual_base[:12]}; recorded real base {status.recorded_base})"
+    else:
+        base = (f"base is NOT the recorded base {status.recorded_base[:12]} (found {status.actual_base[:12]}); "
+                "the patch still applies")
     lines = [f"upstream: {info['patch']} [{manifest.upstream_ref(data, info['patch'])}]: {base}; "
              f"torch {info['torch']} on {info['device']}"]
     width = max(len(outcome) for outcome in OUTCOMES)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..common.errors import UsageError
 from ..common import gitutil
-from . import manifest
+from . import derive, manifest
 from .patches import Patch, blob_matches
 
 APPLIES = "applies"
@@ -34,6 +34,7 @@ class PatchStatus:
     actual_base: str
     state: str
     detail: str = ""
+    base: object = None  # derive.BaseFile: the base file used (None when missing)
 
     @property
     def base_matches(self):
@@ -52,7 +53,10 @@ class PatchStatus:
             is_result = blob_matches(self.patch.result_blob, self.actual_base)
             result = " (the file is the patch's result)" if is_result else ""
             return f"{name}: already applied in the checkout{result}"
-        if self.base_matches:
+        if self.base is not None and not self.base_matches and "derived" in self.base.how:
+            base = (f"base: {self.base.how} (blob {self.actual_base[:12]}; recorded real base "
+                    f"{self.recorded_base[:12]})")
+        elif self.base_matches:
             base = f"base is the recorded base {self.recorded_base[:12]}"
         else:
             base = (f"base is NOT the recorded base (recorded {self.recorded_base[:12]}, "
@@ -79,20 +83,23 @@ def temporary_dir(prefix="tnt-upstream-"):
         shutil.rmtree(path, ignore_errors=True)
 
 
-def assess(source, patches, data):
-    """A :class:`PatchStatus` per patch. Reads the checkout, writes only to a temporary directory."""
+def assess(source, patches, data, derive_bases=True):
+    """A :class:`PatchStatus` per patch. Reads the checkout, writes only to a temporary directory.
+
+    With ``derive_bases`` a patch whose manifest entry has a ``derived_base`` is checked against the base
+    :func:`derive.resolve_base` picks (the source's file, or one derived from it).
+    """
     statuses = []
     with temporary_dir() as work:
         for number, patch in enumerate(patches):
             recorded = recorded_base_of(patch, data)
-            base_file = Path(source) / patch.target
-            if not base_file.is_file():
+            base = derive.resolve_base(source, patch, data, derive=derive_bases)
+            if base is None:
                 statuses.append(PatchStatus(patch, recorded, "", MISSING_BASE))
                 continue
-            actual = gitutil.hash_object(base_file)
             copy_root = work / str(number)
-            copy_into(base_file, copy_root / patch.target)
-            statuses.append(PatchStatus(patch, recorded, actual, *_apply_state(patch, copy_root)))
+            write_into(base.data, copy_root / patch.target)
+            statuses.append(PatchStatus(patch, recorded, base.blob, *_apply_state(patch, copy_root), base=base))
     return statuses
 
 
@@ -127,6 +134,12 @@ def require_all_apply(statuses, action):
                              "(nothing changed)")
 
 
+def write_into(data, destination):
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    destination.write_bytes(data)
+
+
 def copy_into(source_file, destination):
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
@@ -145,7 +158,7 @@ def prepare(source, statuses, data, scratch, apply_patches=True):
         patch = status.patch
         if status.state == MISSING_BASE:
             continue
-        copy_into(Path(source) / patch.target, scratch / patch.target)
+        write_into(status.base.data, scratch / patch.target)
         for extra in manifest.support_files(data, patch.name):
             extra_source = Path(source) / extra
             if not extra_source.is_file():
@@ -155,9 +168,9 @@ def prepare(source, statuses, data, scratch, apply_patches=True):
             result = gitutil.apply(patch.path, scratch)
             if not result.ok:  # checked just before: only a race or a git bug gets here
                 raise UsageError(f"git apply of {patch.name} failed in {scratch}: {result.first_error}")
-    record = {"source": str(source), "patches": {s.patch.name: {"target": s.patch.target,
-                                                                "applied": bool(apply_patches and s.applies)}
-                                                 for s in statuses}}
+    record = {"source": str(source), "patches": {s.patch.name: {
+        "target": s.patch.target, "applied": bool(apply_patches and s.applies),
+        "base": s.base.how if s.base is not None else None} for s in statuses}}
     (scratch / SCRATCH_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     return scratch
 

@@ -11,6 +11,12 @@ known: the caller resolves the PyTorch source first, so an env with nothing to r
 
 A release may be replaced by a wheel or any pip requirement through
 ``TORCH_NPU_TESTING_UPSTREAM_TORCH_<X_Y_Z>`` (``TORCH_NPU_TESTING_UPSTREAM_TORCH_2_14_1=/data/torch.whl``).
+With ``reuse_dir`` (tox's work dir) a branch env that pins the same torch (the branch table:
+``v2_12`` for 2.12.0, ``master_214`` for 2.14.1, ...) lends its interpreter when it exists, imports
+that torch and has the test requirements; it is only read, never installed into.
+
+Each patch runs only under the releases its base fits (:func:`patches_for_release`): one copy of an
+upstream file takes one patch, so two patches of one file (two bases) never share a run.
 """
 import os
 import re
@@ -18,6 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..common import table
 from ..common.errors import UsageError
 from . import manifest
 
@@ -69,8 +76,65 @@ def same_release(version, release):
     return version is not None and version.split("+")[0] == release
 
 
-def interpreter_for(release, venvs_dir, run=subprocess.run, say=print, environ=None):
-    """The python of ``<venvs_dir>/torch-<release>``, created and filled when needed."""
+def shared_targets(patches):
+    """Upstream files that more than one of ``patches`` changes."""
+    targets = [patch.target for patch in patches]
+    return sorted({target for target in targets if targets.count(target) > 1})
+
+
+def require_unique_targets(patches):
+    shared = shared_targets(patches)
+    if shared:
+        names = [patch.name for patch in patches if patch.target == shared[0]]
+        raise UsageError(f"{', '.join(names)} all change {shared[0]}: pick one base with --base KEY")
+
+
+def patches_for_release(patches, data, release):
+    """The patches to run under torch ``release``: those whose ``run_under`` lists it, else those listing
+    a release of the same X.Y; one per upstream file (UsageError otherwise, or when none fits)."""
+    def listed(patch):
+        return manifest.entry(data, patch.name).get("run_under") or []
+
+    chosen = [patch for patch in patches if release in listed(patch)]
+    if not chosen and manifest.release_tuple(release):
+        minor = manifest.release_tuple(release)[:2]  # not carried.parse_version: that module imports torch
+        chosen = [patch for patch in patches
+                  if any(manifest.release_tuple(item)[:2] == minor for item in listed(patch))]
+    if not chosen:
+        raise UsageError(f"no selected patch is made for torch {release or '(unknown)'} (run_under in the "
+                         "manifest); pick one with --base KEY")
+    require_unique_targets(chosen)
+    return chosen
+
+
+def has_test_requirements(python, run=subprocess.run):
+    """Whether an interpreter imports what the upstream tests need besides torch."""
+    result = run([str(python), "-c", "import expecttest, numpy, yaml"], capture_output=True, text=True,
+                 check=False)
+    return result.returncode == 0
+
+
+def branch_env_python(release, reuse_dir, run=subprocess.run):
+    """The interpreter of a branch env under ``reuse_dir`` pinning torch ``release`` and ready to run the
+    upstream tests, or None."""
+    for env in table.all_envs():
+        if table.env_torch(env) != release:
+            continue
+        python = Path(os.path.abspath(reuse_dir)) / env / "bin" / "python"  # not resolved: a venv's python
+        if python.exists() and same_release(installed_torch(python, run=run), release) \
+                and has_test_requirements(python, run=run):
+            return python
+    return None
+
+
+def interpreter_for(release, venvs_dir, run=subprocess.run, say=print, environ=None, reuse_dir=None):
+    """A branch env's python for ``release`` (with ``reuse_dir``), else the python of
+    ``<venvs_dir>/torch-<release>``, created and filled when needed."""
+    if reuse_dir:
+        borrowed = branch_env_python(release, reuse_dir, run=run)
+        if borrowed is not None:
+            say(f"upstream: torch {release}: reusing branch env {borrowed}")
+            return borrowed
     python = venv_python(venvs_dir, release)
     if python.exists() and same_release(installed_torch(python, run=run), release):
         say(f"upstream: torch {release}: reusing {python}")

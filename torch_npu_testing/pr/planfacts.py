@@ -1,0 +1,59 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the PR contains, from export's own planning: :func:`torch_npu_testing.export.plan.plan_at_ref`.
+
+The plan is computed against the branch's committed files (the ref the branch name resolves to, see
+:func:`torch_npu_testing.task.gitrefs.resolve_branch`), so nothing needs to be checked out, and the bytes
+``pr`` describes are the bytes ``export`` writes (``export`` compares their SHA-256 with ``pr-BRANCH.json``).
+"""
+import ast
+import hashlib
+import os
+
+from ..export import plan as export_plan
+
+TEST_FILE = export_plan.TEST_FILE
+UPSTREAM_PATCH = export_plan.UPSTREAM_PATCH
+
+
+def plan(kit_root, branch, ascend, api_names=None, year=None):
+    """Export's :class:`Plan` of ``branch`` (``api_names``: ``--api``) at its ref in ``ascend``."""
+    return export_plan.plan_at_ref(kit_root, branch, ascend, api_names, year=year)
+
+
+def first_doc_line(node):
+    """First line of ``node``'s docstring (module, class or function), None without one."""
+    docstring = ast.get_docstring(node)
+    return docstring.strip().splitlines()[0] if docstring else None
+
+
+def test_outline(text):
+    """``[{"class", "line", "tests": [{"name", "line", "doc"}]}]``: each test class and test, docstring line 1."""
+    outline = []
+    for node in ast.parse(text).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        tests = [{"name": item.name, "line": item.lineno, "doc": first_doc_line(item)}
+                 for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and item.name.startswith("test")]
+        if tests:
+            outline.append({"class": node.name, "line": node.lineno, "tests": tests})
+    return outline
+
+
+def file_facts(target, kit_root):
+    """What the plan does with one file, and the checks on its exported text."""
+    facts = {"path": target.rel_path, "kit_path": target.kit_path, "kind": target.kind, "action": target.action,
+             "sha256": hashlib.sha256(target.content).hexdigest(), "their_tests": len(target.their_ids or []),
+             "renamed": dict(target.renamed or {})}
+    if target.kind != TEST_FILE:
+        return facts
+    text = target.content.decode("utf-8")
+    with open(os.path.join(kit_root, target.kit_path), encoding="utf-8") as handle:
+        facts["outline"] = test_outline(handle.read())
+    facts["tests"] = sum(len(group["tests"]) for group in facts["outline"])
+    leading = text.lstrip()[:2000]
+    facts["header"] = leading.startswith("# Copyright") and "License" in leading
+    docstring = ast.get_docstring(ast.parse(text))
+    facts["docstring"] = docstring.strip().splitlines()[0] if docstring else None
+    return facts

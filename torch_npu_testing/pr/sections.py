@@ -1,0 +1,142 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""The body of each section of the description, from the facts (template sections; task sections are in
+:mod:`.task_sections`). ``options`` carry what :mod:`.fit` shortened."""
+from . import evidence, log, task_sections
+from .fit import LOG_END, LOG_START
+from .planfacts import TEST_FILE, UPSTREAM_PATCH
+
+ACTIONS = {"create": "新增 (new)", "update": "补充 (adds to the branch's file, their tests kept)",
+           "unchanged": "不变 (unchanged)"}
+
+
+def code(text):
+    return f"`{text}`"
+
+
+def gap_lines(facts, prefix):
+    lines = [f"> ⚠ 缺少 / missing: {gap.split(': ', 1)[1]}" for gap in facts["gaps"] if gap.startswith(prefix + ":")]
+    return lines + [""] if lines else []
+
+
+def box_lines(items):
+    return [f"- [{'x' if item['ticked'] else ' '}] {item['item']} —— {item['why']}" for item in items] + [""]
+
+
+def source_section(facts, options):
+    lines = box_lines(facts["template_boxes"].get("【合入来源】", []))
+    for api in facts["apis"]:
+        task_id = api.get("ascend_task_id")
+        lines.append(f"- {code(api['name'])}: Ascend task " + (code(task_id) if task_id else "**⚠ 缺少 / missing**"))
+    return lines + [""] + gap_lines(facts, "合入来源") + gap_lines(facts, "模板")
+
+
+def plan_section(facts, options):
+    files = facts["plan"]["files"]
+    tests = [item for item in files if item["kind"] == TEST_FILE]
+    lines = [f"1. {len(tests)} test file(s) with {sum(item['tests'] for item in tests)} new test(s)"
+             + (f" and {len(files) - len(tests)} upstream patch(es)" if len(files) > len(tests) else "")
+             + f", planned by `export` against {code(facts['ascend']['ref'])} "
+               f"({code(facts['ascend']['commit'][:12])}):", "",
+             "| file | change | kind | tests on the branch kept | tests added |", "| --- | --- | --- | --- | --- |"]
+    for item in files:
+        action = ACTIONS.get(item["action"], item["action"])
+        if item["kind"] != TEST_FILE and item["action"] == "update":
+            action = "替换 (replaces the branch's patch)"
+        lines.append(f"| {code(item['path'])} | {action} | {item['kind']} | "
+                     f"{item['their_tests'] if item['kind'] == TEST_FILE else '-'} | {item.get('tests', '-')} |")
+    lines.append("")
+    for path, why in facts["plan"]["left_out"].items():
+        lines.append(f"- 不涉及 / left out: {code(path)}: {why}")
+    for item in files:
+        if item.get("renamed"):
+            lines.append(f"- {code(item['path'])}: kit names renamed so the branch's own names stay: "
+                         + ", ".join(f"{code(old)} → {code(new)}" for old, new in item["renamed"].items()))
+    lines += [f"- ⚠ {warning}" for warning in facts["plan"]["warnings"]]
+    lines += [f"- {note}" for note in facts["plan"]["notes"]]
+    lines += ["2. Each test file carries its helpers inline (device choice, state guard, strict tensor checks) and "
+              "imports only torch, torch_npu, the standard library and `torch.testing`: it runs standalone from "
+              "`test/` as Ascend CI runs it.", ""]
+    return lines
+
+
+def docs_section(facts, options):
+    conclusion, changes = ["资料检查 / docs check (native-API docs read from master through git):", ""], []
+    for api in facts["apis"]:
+        document = api.get("docs")
+        if not document:
+            conclusion.append(f"- {code(api['name'])}: ⚠ docs did not run")
+            continue
+        for version in document["versions"]:
+            if version["listed"]:
+                state = f"已列出 / listed in {code(version['file'] + ':' + str(version['line']))}"
+            elif version.get("entry"):
+                state = f"缺失 / missing: add to {code(version['target_file'])} (entry below)"
+                changes += [f"{code(api['name'])} → {code(version['target_file'])} (torch {version['torch_version']}):",
+                            "", "```markdown", version["entry"].rstrip("\n"), "```", ""]
+            else:
+                state = f"缺失 / missing: {version.get('note') or 'no place to add it found'}"
+            conclusion.append(f"- {code(api['name'])}, torch {version['torch_version']}: {state}")
+        conclusion.append(f"  (docs from {document.get('docs_from', 'master')}; command: {code(api['docs_command'])})")
+    conclusion += [""] + gap_lines(facts, "资料变更")
+    if not changes:
+        return conclusion + (["不涉及: every API is listed; this PR changes no docs.", ""]
+                             if all(api.get("docs") for api in facts["apis"]) else [])
+    return conclusion + ["不涉及 in this PR (it changes only tests); entries to add (support values to fill in per "
+                         "hardware):", ""] + changes
+
+
+def interface_section(facts, options):
+    other = [item for item in facts["plan"]["files"]
+             if item["kind"] not in (TEST_FILE, UPSTREAM_PATCH)
+             or not item["path"].startswith(("test/", "test_upstream/"))]
+    if not other:
+        return ["不涉及 (the PR adds or changes only test files and test patches; checked in the export plan)", ""]
+    return ["涉及 / changes:", ""] + [f"- {code(item['path'])} ({item['kind']})" for item in other] + [""]
+
+
+def verification_section(facts, options):
+    report = facts["report"]
+    names = ", ".join(code(api["name"]) for api in facts["apis"])
+    lines = [f"测试场景 / what is tested: the consistency of {names} with upstream PyTorch on the test device, in "
+             f"every env of {code(facts['branch'])} (torch {', '.join(facts['torches'])}); each test file is run "
+             "standalone, as Ascend CI runs it, by the kit's suite (which also records which test calls each API).",
+             "", "### 测试环境 / environment", ""]
+    lines += evidence.environment_lines(report) + gap_lines(facts, "功能验证")
+    lines += ["### 测试命令 / commands", ""] + evidence.command_lines(report)
+    lines += ["### 实现覆盖率 / implementation coverage (lines and branches of the API's Python code the tests "
+              "reach)", ""] + facts["coverage"] + [""]
+    lines += ["### 自检 / checks from the results", ""] + box_lines(facts["kit_checks"])
+    lines += ["### 测试日志 / test log", "",
+              f"Per env and file, each test method with its outcome and number of cases (passing subtests collapsed); "
+              f"failures in full. The per-case log is in the attached `{facts.get('evidence_name')}`.", "", LOG_START]
+    lines += log.log_lines(report, options.get("log_level", "methods"), options.get("max_trace"),
+                           facts.get("evidence_name") or "the evidence file")
+    return lines + [LOG_END, ""]
+
+
+def upstream_section(facts, options):
+    if facts["plan"]["patches"]:
+        return evidence.upstream_lines(facts["report"]) or ["> ⚠ 缺少 / missing: no upstream results", ""]
+    why = [f"{path}: {reason}" for path, reason in facts["plan"]["left_out"].items()
+           if path.startswith("test_upstream/")]
+    return ["不涉及: this branch's PR carries no upstream patch (Ascend keeps upstream patches only on v2.11.0 and "
+            "v2.12.0)" + (f"; {'; '.join(why)}" if why else ""), ""]
+
+
+def checklist_section(facts, options):
+    return box_lines(facts["template_boxes"].get("【CheckList】", []))
+
+
+def unknown_section(facts, section):
+    """A template section the kit does not know (a template update): its hints and boxes, left to fill in."""
+    lines = [line for line in section["hints"]] + [""]
+    lines += [f"- [ ] {text} —— the kit has no fact for this item (new in the template)" for text in
+              section["checkboxes"]]
+    return lines + ["", f"> ⚠ 缺少 / missing: {section['title']} is new in the template: fill it in by hand", ""]
+
+
+WRITERS = {"【合入来源】": source_section, "【修改方案】": plan_section, "【资料变更】": docs_section,
+           "【接口变更】": interface_section, "【功能验证】": verification_section,
+           "【upstream patch 实跑日志】": upstream_section, "【CheckList】": checklist_section,
+           **task_sections.WRITERS}
