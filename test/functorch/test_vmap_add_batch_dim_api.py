@@ -2,61 +2,53 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """API-consistency tests for ``torch._functorch.vmap._add_batch_dim`` and the ``torch.vmap`` built on it.
 
-``_add_batch_dim(tensor, batch_dim, level)`` wraps a tensor into a functorch BatchedTensor: dimension
-``batch_dim`` becomes the hidden batch dimension of vmap level ``level`` and the remaining dimensions
-form the logical tensor that the vmapped function sees. ``torch.vmap`` calls it once per batched input
-(and ``_remove_batch_dim`` once per output), so an NPU port must produce exactly upstream's batched
-tensors: the same logical shape, stored batch dim and level, dtype and device, the same unwrapped value,
-and the same results, side effects and errors when a computation runs on them.
+``_add_batch_dim(tensor, batch_dim, level)`` wraps a tensor into a functorch BatchedTensor whose dim
+``batch_dim`` is the hidden batch dim of vmap level ``level``; ``torch.vmap`` calls it once per batched input
+(and ``_remove_batch_dim`` once per output). A port must build upstream's wrappers (logical shape, stored
+batch dim and level, dtype, layout, device, the input itself unwrapped) and give upstream's results, side
+effects and errors. The tests call it by hand under a real vmap level (always left again) and through
+``torch.vmap``, against a Python loop over the batch (``select``, then ``stack``) or a closed form on the CPU.
+Values are small integers that differ per position, so comparisons are exact and a permuted dim shows.
+Every input class of a consistency test reaches the API through vmap's arguments:
 
-The tests call it directly under a real vmap level (entered with ``vmap_increment_nesting`` and always
-left again) and through ``torch.vmap``; results are compared with an explicit Python loop (or a closed
-form) computed on the CPU. All values are small integers, so every comparison is exact.
-
-``TestAddBatchDimDirect`` and ``TestAddBatchDimThroughVmap`` check the main contract (metadata, round
-trips, nesting, modules, gradients). Every input class of a consistency test applies to this API and
-has its own test class:
-
-- call forms (``TestVmapCallForms``, ``TestVmapChunkSize``, ``TestVmapRandomness``): every valid
-  ``batch_dim`` / ``in_dims`` / ``out_dims`` of 1-d to 4-d tensors, positive and negative; ``None``
-  in_dims; per-argument tuples; nested tuple/list/dict inputs with per-leaf in_dims and prefix
-  broadcasting; tuple, nested, dict and ``None`` out_dims; keyword arguments; ``chunk_size`` None, 1, 2,
-  the batch size and more; ``randomness`` "error", "different" and "same";
-- dtypes (``TestAddBatchDimDtypes``): float32, float64, float16, bfloat16, int64, int32, uint8, bool;
-- layouts (``TestAddBatchDimLayouts``): transposed, permuted, sliced with a step, expanded (stride 0),
-  channels_last, a batch dim that is not the outermost;
-- sizes (``TestVmapSizes``): a batch of 0, inner dims of 0, 0-d examples, size-1 dims;
-- side effects (``TestVmapSideEffects``): in-place writes through to the input exactly once, outputs
-  that alias inputs, no level left behind by repeated or failing calls;
-- bad input (``TestAddBatchDimBadInput``): exact exception types of ``_add_batch_dim`` and ``torch.vmap``;
-- threads (``TestVmapThreads``): the vmap level stack is per thread, so a level entered in one thread
-  must be invisible in another, in both directions.
-
-No dtype case is skipped on any device. Random draws are compared with a seeded draw of the same
-shape on the same device (the generators of the CPU and of an accelerator differ), and rows drawn
-under "different" with a chunk_size are only required to differ, since how a generator advances per
-chunk is device-specific.
+- dtypes: ``all_types_and_complex_and(half, bfloat16, bool)`` of torch.testing plus uint16/32/64 and the
+  float8 types (e4m3fn, e5m2, e4m3fnuz, e5m2fnuz, e8m0fnu), all accepted by ``_add_batch_dim`` from 2.7.1;
+  each through the wrapper, a round trip and vmap of ops with float, integer and bool outputs (sum, argmax,
+  a mask, count_nonzero, a float promotion, a cat). An op the loop refuses must be refused by vmap with the
+  loop's exception type (RuntimeError in 2.7.1, NotImplementedError later, for a missing kernel);
+- layouts, each at every batch dim: contiguous, transposed, permuted, sliced with a step, expanded (stride
+  0) along two dims, channels_last (4-d), channels_last_3d (5-d), the conj view of a complex tensor (also
+  transposed), the neg view ``conj().imag``; sparse COO (accepted) and CSR/CSC/BSR/BSC (refused);
+- sizes: a distinct size per dim and per level, plus square inputs and nested levels of equal size; a batch
+  of 0, inner dims of 0, 0-d examples, size-1 dims;
+- call forms (every ``in_dims`` / ``out_dims`` of 1-d to 4-d tensors, ``None``, tuples, containers, dict
+  out_dims, keywords, ``chunk_size``, ``randomness``), side effects (in-place writes, aliasing, levels left
+  behind), bad input (exact exception types), threads (the level stack is per thread).
 
 Version rules asserted for the installed release:
 
-- ``torch._functorch.vmap._add_batch_dim`` is the C function ``torch._C._functorch._add_batch_dim``
-  in 2.7.1 and a Python wrapper around it from 2.9;
-- from torch 2.10 the wrapper normalizes a negative ``batch_dim`` (``-1`` of a 2-D tensor is stored as
-  ``1``; read in 2.10.0's ``torch/_functorch/predispatch.py``); in 2.7.1 and 2.9.1, and for the C
-  function on every release, the negative value is stored as is and the logical shape then drops
-  physical dimension 0;
-- a non-tensor input with a negative ``batch_dim`` meets the normalizing wrapper's ``tensor.ndim``
-  first (AttributeError from 2.10; TypeError of the C function's argument check before);
-- ``torch.vmap(f, chunk_size=k)`` over a batch of 0 runs no chunk and fails while concatenating the
-  (absent) chunk outputs: AssertionError in 2.7.1 and 2.9.1 (pytree asserts the spec's type),
-  AttributeError in 2.10 (pytree reads ``None.num_leaves``), AssertionError from 2.11 (vmap checks
-  first). Without a chunk_size a batch of 0 returns empty results on every release.
+- ``torch._functorch.vmap._add_batch_dim`` is the C function ``torch._C._functorch._add_batch_dim`` in
+  2.7.1 and a Python wrapper around it from 2.9;
+- from 2.10 the wrapper normalizes a negative ``batch_dim`` (``-1`` of a 2-D tensor is stored as ``1``; read
+  in 2.10.0's ``torch/_functorch/predispatch.py``); in 2.7.1 and 2.9.1, and for the C function on every
+  release, it is stored as is and the logical shape then drops physical dimension 0;
+- a non-tensor input with a negative ``batch_dim`` meets the normalizing wrapper's ``tensor.ndim`` first
+  (AttributeError from 2.10; TypeError of the C function's argument check before);
+- ``torch.vmap(f, chunk_size=k)`` over a batch of 0 runs no chunk and fails concatenating the absent chunk
+  outputs: AssertionError in 2.7.1 and 2.9.1 (pytree asserts the spec's type), AttributeError in 2.10
+  (pytree reads ``None.num_leaves``), AssertionError from 2.11 (vmap checks first);
+- a wrapper of a sparse COO tensor reports ``layout == torch.sparse_coo`` from 2.10 (sparse dispatch keys
+  propagated to functorch wrappers, pytorch PR 165765, after the 2.9 branch) and ``torch.strided`` before;
+  ``vmap(torch.sum)`` of a COO batch returns a COO tensor on every release (the loop stacks strided sums);
+  ``vmap(Tensor.to_dense)`` of a COO batch works (fallback loop) up to 2.13 and fails an internal assert
+  (RuntimeError "maybe_level.has_value()") from 2.14 (measured on 2.14.1);
+- ``vmap(torch.count_nonzero)`` (no dim) of uint16/32/64 and float8 batches raises the eager kernel's
+  NotImplementedError up to 2.12 and returns the counts from 2.13 (measured on 2.13.0 and 2.14.1).
 
-On a CPU box every contract point runs on the CPU. On an accelerator every tensor lives on the device
-and each result is compared with the CPU reference (exactly; random draws are compared with the same
-seeded draw on the device).
+On an accelerator every tensor lives on the device and each result is compared with the CPU reference;
+where the CPU kernel itself refuses a dtype, vmap on the device must agree with the eager loop there.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, torch_version_at_least
+from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, torch_version_at_least
 
 import contextlib
 import math
@@ -66,6 +58,7 @@ import torch
 import torch._functorch.vmap as vmap_module
 from torch._C import _functorch as functorch_c
 from torch.func import functional_call, grad
+from torch.testing._internal.common_dtype import all_types_and_complex_and
 
 DEVICE = device_type()
 
@@ -73,31 +66,28 @@ PYTHON_WRAPPER_SINCE = "2.9"
 NEGATIVE_BATCH_DIM_NORMALIZED_SINCE = "2.10"
 PYTREE_READS_NONE_SPEC_IN = "2.10"  # only 2.10.x: from 2.11 vmap itself checks for "no chunk ran"
 VMAP_CHECKS_EMPTY_CHUNKS_SINCE = "2.11"
-SHAPES = ((5,), (2, 3), (2, 3, 4), (2, 3, 2, 3))
-DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16,
-          torch.int64, torch.int32, torch.uint8, torch.bool)
-FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+WRAPPER_REPORTS_SPARSE_LAYOUT_SINCE = "2.10"
+VMAP_COUNT_NONZERO_ANY_DTYPE_SINCE = "2.13"
+VMAP_COO_TO_DENSE_ASSERTS_SINCE = "2.14"
+SHAPES = ((5,), (2, 3), (2, 3, 4), (2, 3, 2, 3), (3, 3), (2, 2, 2))  # the last two: every dim the same size
+DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool)) + (
+    torch.uint16, torch.uint32, torch.uint64, torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz,
+    torch.float8_e5m2fnuz, torch.float8_e8m0fnu)
 
 
 # --------------------------------------------------------------------------- helpers
-@contextlib.contextmanager
 def vmap_level(batch_size, randomness="error"):
     """Enter one real vmap level and always leave it (the state guard fails a test that leaks one)."""
-    with vmap_module.vmap_increment_nesting(batch_size, randomness) as level:
-        yield level
+    return vmap_module.vmap_increment_nesting(batch_size, randomness)
 
 
 @contextlib.contextmanager
 def seeded(seed=1234):
     """Fix the seed of the CPU and DEVICE generators for a block and give their state back afterwards."""
-    if DEVICE == "cpu":
-        with torch.random.fork_rng(devices=[]):
-            torch.default_generator.manual_seed(seed)  # torch.manual_seed would also seed (absent) CUDA
-            yield
-    else:
-        with torch.random.fork_rng(device_type=DEVICE):
-            torch.manual_seed(seed)
-            yield
+    with torch.random.fork_rng(devices=[]) if DEVICE == "cpu" else torch.random.fork_rng(device_type=DEVICE):
+        # on a CPU box torch.manual_seed would also seed the (absent) CUDA generators
+        (torch.default_generator.manual_seed if DEVICE == "cpu" else torch.manual_seed)(seed)
+        yield
 
 
 def add_batch_dim(tensor, batch_dim, level):
@@ -111,26 +101,22 @@ def remove_batch_dim(tensor, level, batch_size, out_dim):
 
 def batch_meta(tensor):
     """What a BatchedTensor exposes: is batched, level, stored batch dim, logical shape, dtype, device."""
-    return {
-        "batched": functorch_c.is_batchedtensor(tensor),
-        "level": functorch_c.maybe_get_level(tensor),
-        "bdim": functorch_c.maybe_get_bdim(tensor),
-        "shape": tuple(tensor.shape),
-        "dtype": tensor.dtype,
-        "device": tensor.device,
-    }
+    return {"batched": functorch_c.is_batchedtensor(tensor), "level": functorch_c.maybe_get_level(tensor),
+            "bdim": functorch_c.maybe_get_bdim(tensor), "shape": tuple(tensor.shape), "dtype": tensor.dtype,
+            "device": tensor.device}
 
 
 def wrapped_meta(level, bdim, shape, like):
     """The batch_meta expected of a wrapper of ``like`` (same dtype and device) at ``level``/``bdim``."""
-    return {"batched": True, "level": level, "bdim": bdim, "shape": tuple(shape), "dtype": like.dtype,
-            "device": like.device}
+    return dict(batch_meta(like), batched=True, level=level, bdim=bdim, shape=tuple(shape))
 
 
-def plain_meta(shape, like):
-    """The batch_meta of an ordinary (not batched) tensor of ``shape`` with ``like``'s dtype and device."""
-    return {"batched": False, "level": -1, "bdim": -1, "shape": tuple(shape), "dtype": like.dtype,
-            "device": like.device}
+def levels_of(tensor):
+    """(level, stored bdim) of each wrapper around ``tensor``, innermost first."""
+    if not functorch_c.is_batchedtensor(tensor):
+        return []
+    own = (functorch_c.maybe_get_level(tensor), functorch_c.maybe_get_bdim(tensor))
+    return [own] + levels_of(functorch_c.get_unwrapped(tensor))
 
 
 def without_dim(shape, dim):
@@ -144,15 +130,16 @@ def int_valued(shape, device=DEVICE, dtype=torch.float32, offset=0):
     return values.reshape(shape).to(dtype=dtype, device=device)
 
 
-def values_of(dtype, shape, device=DEVICE, offset=0):
-    """Small values exact in ``dtype``: -5..5, 0..10 for uint8, a True/False pattern for bool."""
-    numel = math.prod(shape)
-    values = (torch.arange(numel, dtype=torch.int64) * 7 + offset) % 11
+def values_of(dtype, shape, device=DEVICE):
+    """Small values that differ per position: -5..5 (0..10 unsigned, a pattern for bool, complex: re + im j)."""
+    values = int_valued(shape, device="cpu", dtype=torch.int64)
     if dtype == torch.bool:
         values = values % 3 == 0
-    elif dtype != torch.uint8:
-        values = values - 5
-    return values.reshape(shape).to(dtype=dtype, device=device)
+    elif dtype.is_complex:
+        values = torch.complex(values.float(), int_valued(shape, device="cpu", offset=4)).to(dtype)
+    elif not dtype.is_signed:
+        values = values + 5
+    return values.to(dtype=dtype, device=device)
 
 
 def loop(func, args, in_dims, out_dim=0):
@@ -160,16 +147,15 @@ def loop(func, args, in_dims, out_dim=0):
     size = next(arg.shape[dim] for arg, dim in zip(args, in_dims) if dim is not None)
     rows = [func(*(arg if dim is None else arg.select(dim, i) for arg, dim in zip(args, in_dims)))
             for i in range(size)]
+    if isinstance(rows[0], tuple):  # out_dim: one for every output, or a tuple of one per output
+        dims = out_dim if isinstance(out_dim, tuple) else (out_dim,) * len(rows[0])
+        return tuple(torch.stack([row[k] for row in rows], dim=dim) for k, dim in enumerate(dims))
     return torch.stack(rows, dim=out_dim)
 
 
 def hand_vmap(func, args, in_dims, out_dims, batch_size, randomness="error"):
-    """torch.vmap rebuilt from the API under test: one level, _add_batch_dim per argument, _remove_batch_dim.
-
-    ``in_dims`` holds one entry per argument (``None``: not batched); negative entries are normalized
-    the way torch.vmap does before it calls _add_batch_dim. ``out_dims`` is an int or a tuple matching
-    a tuple output.
-    """
+    """torch.vmap rebuilt from the API under test: one level, _add_batch_dim per argument (in_dims: one entry
+    per argument, None: unbatched, negative: normalized as torch.vmap does), _remove_batch_dim per output."""
     with vmap_level(batch_size, randomness) as level:
         batched = [arg if dim is None else add_batch_dim(arg, dim % arg.dim(), level)
                    for arg, dim in zip(args, in_dims)]
@@ -180,300 +166,111 @@ def hand_vmap(func, args, in_dims, out_dims, batch_size, randomness="error"):
         return remove_batch_dim(outputs, level, batch_size, out_dims)
 
 
-def run_in_thread(func):
-    """Run ``func`` in a new thread; re-raise what it raised in the calling thread."""
-    errors = []
-
-    def target():
-        try:
-            func()
-        except BaseException as exc:  # noqa: B902 - handed back to the test thread
-            errors.append(exc)
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join(timeout=60)
-    if thread.is_alive():
-        raise RuntimeError("worker thread did not finish within 60 s")
-    if errors:
-        raise errors[0]
+def outcome(func, *args):
+    """("ok", result) or ("raises", exception type): what a call does, for comparing vmap with the loop."""
+    try:
+        return "ok", func(*args)
+    except Exception as exc:  # the type is the observable; compared by the caller
+        return "raises", type(exc)
 
 
-# --------------------------------------------------------------------------- direct calls
-class TestAddBatchDimDirect(TestCase):
-    """_add_batch_dim called by hand under a real vmap level."""
-
-    def test_every_nonnegative_batch_dim_of_1d_to_4d_tensors(self):
-        """Batch dim b of shape S: logical shape S without b, stored bdim b, the given level, input unwrapped."""
-        for shape in SHAPES:
-            for batch_dim in range(len(shape)):
-                with self.subTest(f"shape {shape}, batch_dim={batch_dim}"):
-                    x = int_valued(shape)
-                    with vmap_level(shape[batch_dim]) as level:
-                        y = add_batch_dim(x, batch_dim, level)
-                        what = f"_add_batch_dim(shape {shape}, batch_dim={batch_dim}, level={level})"
-                        logical_shape = without_dim(shape, batch_dim)
-                        self.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, logical_shape, x), what)
-                        self.assert_value(y.dim(), len(shape) - 1, f"{what}: logical dim()")
-                        self.assert_is(functorch_c.get_unwrapped(y), x,
-                                       f"{what}: get_unwrapped must return the wrapped input itself (no copy)")
-                    self.assert_value(batch_meta(x), plain_meta(shape, x), f"input of {what} after the call")
+# --------------------------------------------------------------------------- metadata, round trips, vmap
+class TestAddBatchDimAndVmap(TestCase):
+    """_add_batch_dim by hand under a real vmap level and as torch.vmap's input: the same wrappers and results."""
 
     def test_negative_batch_dim_follows_installed_version_rule(self):
-        """Negative batch_dim: normalized by the wrapper from 2.10; stored as is (logical = shape[1:]) before."""
+        """Negative batch_dim: the wrapper normalizes it from 2.10 (before: stored as is, logical = shape[1:]); the C
+        function stores it as is on every release and is itself the name vmap calls in 2.7.1 (a wrapper from 2.9)."""
         normalizes = torch_version_at_least(NEGATIVE_BATCH_DIM_NORMALIZED_SINCE)
+        self.assertIs(vmap_module._add_batch_dim is functorch_c._add_batch_dim,
+                      not torch_version_at_least(PYTHON_WRAPPER_SINCE),
+                      f"torch {torch.__version__}: torch._functorch.vmap._add_batch_dim is the C function")
         for shape in SHAPES:
             ndim = len(shape)
             for batch_dim in range(-ndim, 0):
-                with self.subTest(f"shape {shape}, batch_dim={batch_dim}"):
-                    x = int_valued(shape)
-                    positive = batch_dim + ndim
-                    with vmap_level(shape[positive]) as level:
-                        y = add_batch_dim(x, batch_dim, level)
-                        what = (f"torch {torch.__version__}: _add_batch_dim(shape {shape}, batch_dim={batch_dim}) "
-                                f"({'normalizing' if normalizes else 'non-normalizing'} release)")
-                        if normalizes:
-                            self.assert_value(batch_meta(y),
-                                              wrapped_meta(level, positive, without_dim(shape, positive), x), what)
-                            round_trip = remove_batch_dim(y * 2, level, shape[positive], positive)
-                            self.assert_tensor(round_trip, x.cpu() * 2, f"{what}: round trip of y * 2",
-                                               device=DEVICE)
-                        else:
-                            self.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, shape[1:], x), what)
+                positive, x = batch_dim + ndim, int_valued(shape)
+                what = f"torch {torch.__version__}: shape {shape}, batch_dim={batch_dim}"
+                with self.subTest(what), vmap_level(shape[positive]) as level:
+                    y = add_batch_dim(x, batch_dim, level)
+                    want = (positive, without_dim(shape, positive)) if normalizes else (batch_dim, shape[1:])
+                    self.assert_value(batch_meta(y), wrapped_meta(level, *want, x), f"{what}: wrapper")
+                    self.assert_value(batch_meta(functorch_c._add_batch_dim(x, batch_dim, level)),
+                                      wrapped_meta(level, batch_dim, shape[1:], x), f"{what}: C function")
+                    self.assert_value(batch_meta(functorch_c._add_batch_dim(x, positive, level)),
+                                      batch_meta(add_batch_dim(x, positive, level)), f"{what}: C vs wrapper")
+                    if normalizes:
+                        round_trip = remove_batch_dim(y * 2, level, shape[positive], positive)
+                        self.assert_tensor(round_trip, x.cpu() * 2, f"{what}: round trip of y * 2", device=DEVICE)
 
-    def test_c_function_stores_negative_batch_dim_unchanged(self):
-        """The C function keeps a negative bdim on every release and agrees with the name vmap calls for bdim >= 0.
+    def test_every_in_dim_and_out_dim_matches_hand_built_and_loop(self):
+        """Every in_dims d >= 0 with every out_dims o (negative too), and every negative d, of 1-d..4-d and square
+        tensors: the function sees _add_batch_dim(x, d mod ndim, 1) wrapping x itself; torch.vmap == hand-built
+        level == Python loop, for the identity (a round trip, x.movedim(d, o)) and for a computed output."""
+        def centred(t):  # a logical-dim reduction makes a wrong batch dim visible in the values
+            return t * 2 - t.sum(0, keepdim=True) if t.dim() else t * 2
 
-        torch._functorch.vmap._add_batch_dim is the C builtin in 2.7.1 and a Python wrapper from 2.9.
-        """
-        what = f"torch {torch.__version__}: torch._functorch.vmap._add_batch_dim"
-        if torch_version_at_least(PYTHON_WRAPPER_SINCE):
-            self.assert_is_not(vmap_module._add_batch_dim, functorch_c._add_batch_dim, what)
-            self.assert_true(hasattr(vmap_module._add_batch_dim, "__code__"), f"{what} is a Python function")
-        else:
-            self.assert_is(vmap_module._add_batch_dim, functorch_c._add_batch_dim, what)
-        x = int_valued((2, 3, 4))
-        with vmap_level(4) as level:
-            for batch_dim in (-1, -2, -3):
-                y = functorch_c._add_batch_dim(x, batch_dim, level)
-                self.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, (3, 4), x),
-                                  f"C _add_batch_dim(batch_dim={batch_dim})")
-            for batch_dim in range(3):
-                self.assert_value(batch_meta(functorch_c._add_batch_dim(x, batch_dim, level)),
-                                  batch_meta(add_batch_dim(x, batch_dim, level)),
-                                  f"C function vs torch._functorch.vmap._add_batch_dim for batch_dim={batch_dim}")
-
-    def test_round_trip_with_remove_batch_dim_to_every_out_dim(self):
-        """_remove_batch_dim(_add_batch_dim(x, b), out_dim=o) == x.movedim(b, o) for every b and every o, +/-."""
         for shape in SHAPES:
             ndim = len(shape)
-            x_cpu = int_valued(shape, device="cpu")
-            x = x_cpu.to(DEVICE)
-            for batch_dim in range(ndim):
-                what = f"shape {shape}: add at batch_dim={batch_dim}, remove at every out_dim in [-{ndim}, {ndim})"
-                with self.subTest(what):
-                    plain, computed = [], []
-                    for out_dim in range(-ndim, ndim):
-                        with vmap_level(shape[batch_dim]) as level:
-                            y = add_batch_dim(x, batch_dim, level)
-                            plain.append(remove_batch_dim(y, level, shape[batch_dim], out_dim))
-                            computed.append(remove_batch_dim(y * 3 - 1, level, shape[batch_dim], out_dim))
-                    expected = [x_cpu.movedim(batch_dim, out_dim) for out_dim in range(-ndim, ndim)]
-                    self.assert_value([(functorch_c.is_batchedtensor(t), tuple(t.shape)) for t in plain + computed],
-                                      [(False, tuple(t.shape)) for t in expected + expected],
-                                      f"{what}: (still batched, shape) of each result")
-                    self.assert_tensor(torch.cat([t.flatten() for t in plain]),
-                                       torch.cat([t.flatten() for t in expected]), f"{what}: values, in out_dim order",
-                                       device=DEVICE)
-                    self.assert_tensor(torch.cat([t.flatten() for t in computed]),
-                                       torch.cat([(t * 3 - 1).flatten() for t in expected]),
-                                       f"{what}: values through y * 3 - 1, in out_dim order", device=DEVICE)
+            pairs = [(d, o) for d in range(ndim) for o in range(-ndim, ndim)] + [(d, -1 - d) for d in range(-ndim, 0)]
+            with self.subTest(f"shape {shape}, in_dims and out_dims in [-{ndim}, {ndim})"):
+                x_cpu, seen, outs, expected = int_valued(shape, device="cpu"), [], [], []
+                x = x_cpu.to(DEVICE)
 
-    def test_two_nested_levels_each_see_their_own_batch_dim(self):
-        """Level 1 batches physical dim 2, level 2 batches logical dim 0; each wrapper keeps its level/bdim."""
-        x_cpu = int_valued((2, 3, 4), device="cpu")
-        x = x_cpu.to(DEVICE)
-        expected = x_cpu.sum(1).T  # [k, j] = sum of x[j, :, k]
-        with vmap_level(4) as outer:
-            y1 = add_batch_dim(x, 2, outer)
-            self.assert_value(batch_meta(y1), wrapped_meta(outer, 2, (2, 3), x), "outer wrapper")
-            with vmap_level(2) as inner:
-                self.assert_value(inner, outer + 1, "level returned for the nested vmap level")
-                y2 = add_batch_dim(y1, 0, inner)
-                self.assert_value(batch_meta(y2), wrapped_meta(inner, 0, (3,), x), "inner wrapper")
-                self.assert_is(functorch_c.get_unwrapped(y2), y1, "the inner wrapper must unwrap to the outer one")
-                inner_out = remove_batch_dim(y2.sum(), inner, 2, 0)
-            self.assert_value(batch_meta(inner_out), wrapped_meta(outer, 0, (2,), x), "after leaving the inner level")
-            result = remove_batch_dim(inner_out, outer, 4, 0)
-        self.assert_tensor(result, expected, "two hand-built levels, sum per (i, j)", device=DEVICE)
-        through_vmap = torch.vmap(torch.vmap(torch.sum, in_dims=0), in_dims=2)(x)
-        self.assert_tensor(through_vmap, expected, "nested torch.vmap of the same sum", device=DEVICE)
+                def record(t):
+                    seen.append((batch_meta(t), functorch_c.get_unwrapped(t) is x))
+                    return t, centred(t)
 
-    def test_batched_tensor_outside_its_level_rejects_operations(self):
-        """A wrapper used after its level was left (or created with no level entered) raises on use."""
-        x = int_valued((2, 3))
-        with vmap_level(2) as level:
-            escaped = add_batch_dim(x, 0, level)
-        self.assert_is(functorch_c.maybe_current_level(), None, "this check needs no functorch level entered")
-        created_outside = add_batch_dim(x, 0, 1)  # level 1: the level the next vmap would get
-        self.assert_value(batch_meta(created_outside), wrapped_meta(1, 0, (3,), x),
-                          "wrapper created with no vmap level entered")
-        for label, tensor in (("escaped", escaped), ("created outside", created_outside)):
-            self.assert_raises_exactly(RuntimeError, f"{label} batched tensor: an op must raise", tensor.sum,
-                                       match="escaped from inside a function being vmapped")
-
-
-# --------------------------------------------------------------------------- through torch.vmap
-class TestAddBatchDimThroughVmap(TestCase):
-    """torch.vmap's inputs are _add_batch_dim wrappers; hand-built wrappers give vmap's results."""
-
-    def test_vmap_input_is_what_add_batch_dim_builds(self):
-        """Inside torch.vmap(in_dims=d) the input has the metadata of _add_batch_dim(x, d mod ndim, level)."""
-        normalizes = torch_version_at_least(NEGATIVE_BATCH_DIM_NORMALIZED_SINCE)
-        x = int_valued((2, 3, 4))
-        for in_dim in (0, 1, 2, -1, -3):
-            with self.subTest(f"in_dims={in_dim}"):
-                seen = []
-
-                def record(t, seen=seen):
-                    seen.append(batch_meta(t))
-                    return t * 2
-
-                torch.vmap(record, in_dims=in_dim)(x)
-                hand_vmap(record, (x,), (in_dim,), 0, x.shape[in_dim])
-                self.assert_value(len(seen), 2, f"in_dims={in_dim}: calls of the vmapped function")
-                self.assert_value(seen[0], seen[1],
-                                  f"in_dims={in_dim}: torch.vmap's input vs _add_batch_dim(x, {in_dim % 3}, level)")
-                self.assert_value(seen[0]["bdim"], in_dim % 3, f"in_dims={in_dim}: torch.vmap's stored bdim")
-                if in_dim < 0:
-                    with vmap_level(x.shape[in_dim]) as level:
-                        raw = batch_meta(add_batch_dim(x, in_dim, level))
-                    what = f"torch {torch.__version__}: _add_batch_dim(x, {in_dim}) vs torch.vmap's input"
-                    if normalizes:
-                        self.assert_value(raw, seen[0], what)
-                    else:
-                        self.assert_value(raw["bdim"], in_dim, what + " (negative bdim stored as is)")
-
-    def test_in_dims_and_out_dims_other_than_zero(self):
-        """in_dims/out_dims of 1, 2, -1, -2: torch.vmap == hand-built _add_batch_dim == Python loop."""
-        def mix(t):  # logical-dim reduction makes a wrong batch dim visible in the values
-            return t * 2 - t.sum(0, keepdim=True)
-
-        x_cpu = int_valued((3, 4, 5), device="cpu")
-        x = x_cpu.to(DEVICE)
-        for in_dim, out_dim in ((1, 2), (2, 0), (-1, -2), (0, -1), (-2, 1)):
-            what = f"in_dims={in_dim}, out_dims={out_dim}"
-            with self.subTest(what):
-                expected = loop(mix, (x_cpu,), (in_dim,), out_dim)
-                via_vmap = torch.vmap(mix, in_dims=in_dim, out_dims=out_dim)(x)
-                by_hand = hand_vmap(mix, (x,), (in_dim,), out_dim, x.shape[in_dim])
-                self.assert_tensor(via_vmap, expected, f"torch.vmap, {what}", device=DEVICE)
-                self.assert_tensor(by_hand, expected, f"hand-built _add_batch_dim, {what}", device=DEVICE)
-
-    def test_per_argument_in_dims_and_out_dims_tuples(self):
-        """in_dims=(1, None, 0) and out_dims=(1, -1): each argument/output uses its own dim; None is unbatched."""
-        def combine(a, b, c):
-            return a * b + c.sum(), a - b
-
-        a_cpu = int_valued((3, 4), device="cpu")
-        b_cpu = int_valued((3,), device="cpu", offset=3)
-        c_cpu = int_valued((4, 2), device="cpu", offset=5)
-        a, b, c = (t.to(DEVICE) for t in (a_cpu, b_cpu, c_cpu))
-        in_dims, out_dims = (1, None, 0), (1, -1)
-        pairs = [combine(a_cpu[:, i], b_cpu, c_cpu[i]) for i in range(4)]
-        expected = (torch.stack([p[0] for p in pairs], dim=1), torch.stack([p[1] for p in pairs], dim=-1))
-
-        seen = []
-
-        def record(a_, b_, c_):
-            seen.append(tuple(batch_meta(t)["bdim"] for t in (a_, b_, c_)))
-            return combine(a_, b_, c_)
-
-        via_vmap = torch.vmap(record, in_dims=in_dims, out_dims=out_dims)(a, b, c)
-        by_hand = hand_vmap(record, (a, b, c), in_dims, out_dims, 4)
-        self.assert_value(seen, [(1, -1, 0), (1, -1, 0)], "stored bdims of (a, b, c): torch.vmap then by hand")
-        for index in range(2):
-            self.assert_tensor(via_vmap[index], expected[index], f"torch.vmap output {index}", device=DEVICE)
-            self.assert_tensor(by_hand[index], expected[index], f"hand-built output {index}", device=DEVICE)
-
-        nested = torch.vmap(lambda ab, c_: record(ab[0], ab[1], c_), in_dims=((1, None), 0), out_dims=out_dims)
-        nested_out = nested((a, b), c)
-        for index in range(2):
-            self.assert_tensor(nested_out[index], expected[index], f"pytree in_dims, output {index}", device=DEVICE)
-
-    def test_nested_vmap_matches_two_hand_built_levels_and_loop(self):
-        """vmap(vmap(f, in_dims=1, out_dims=1), in_dims=0): inner input is level 2 wrapping a level-1 wrapper."""
-        def square_minus_total(t):
-            return t * t - t.sum()
-
-        x_cpu = int_valued((2, 3, 4), device="cpu")
-        x = x_cpu.to(DEVICE)
-        seen = []
-
-        def record(t):
-            outer = functorch_c.get_unwrapped(t)
-            seen.append((batch_meta(t)["level"], batch_meta(t)["bdim"], tuple(t.shape),
-                         batch_meta(outer)["level"], batch_meta(outer)["bdim"]))
-            return square_minus_total(t)
-
-        via_vmap = torch.vmap(torch.vmap(record, in_dims=1, out_dims=1), in_dims=0)(x)
-        with vmap_level(2) as outer_level:
-            y1 = add_batch_dim(x, 0, outer_level)
-            with vmap_level(4) as inner_level:
-                inner_out = remove_batch_dim(record(add_batch_dim(y1, 1, inner_level)), inner_level, 4, 1)
-            by_hand = remove_batch_dim(inner_out, outer_level, 2, 0)
-        expected_meta = (2, 1, (3,), 1, 0)
-        self.assert_value(seen, [expected_meta, expected_meta],
-                          "(inner level, inner bdim, logical shape, outer level, outer bdim): vmap then by hand")
-        expected = torch.stack([torch.stack([square_minus_total(x_cpu[i, :, j]) for j in range(4)], dim=1)
-                                for i in range(2)])
-        self.assert_tensor(via_vmap, expected, "nested torch.vmap", device=DEVICE)
-        self.assert_tensor(by_hand, expected, "two hand-built levels", device=DEVICE)
+                rows = {d: loop(centred, (x_cpu,), (d,)) for d in range(-ndim, ndim)}  # stacked at 0, moved to o
+                for d, o in pairs:
+                    outs += [*torch.vmap(record, in_dims=d, out_dims=o)(x),
+                             *hand_vmap(record, (x,), (d,), o, shape[d])]
+                    expected += [x_cpu.movedim(d, o), rows[d].movedim(0, o)] * 2
+                want = [(wrapped_meta(1, d % ndim, without_dim(shape, d % ndim), x), True) for d, _ in pairs
+                        for _ in "vh"]
+                self.assert_value(seen, want, "(wrapper seen by the function, unwraps to x): vmap, by hand per (d, o)")
+                self.assert_value([(functorch_c.is_batchedtensor(t), tuple(t.shape)) for t in outs],
+                                  [(False, tuple(t.shape)) for t in expected], "(batched, shape) of every output")
+                self.assert_tensor(torch.cat([t.flatten() for t in outs]), torch.cat([t.flatten() for t in expected]),
+                                   "values: (identity, computed) by vmap then by hand, per (in_dim, out_dim)",
+                                   device=DEVICE)
 
     def test_vmap_of_module_forward_through_functional_call(self):
         """vmap over inputs (shared params) and over stacked params (ensemble) equals per-sample module calls."""
         module = torch.nn.Linear(3, 2).to(DEVICE)
-        weight_cpu = torch.tensor([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]])
-        bias_cpu = torch.tensor([0.5, -1.0])
-        params = {"weight": weight_cpu.to(DEVICE), "bias": bias_cpu.to(DEVICE)}
+        weight, bias = torch.tensor([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]]), torch.tensor([0.5, -1.0])
         x_cpu = int_valued((5, 3), device="cpu")
-        x = x_cpu.to(DEVICE)
+        stacked = {"weight": torch.stack([weight, -weight]), "bias": torch.stack([bias, 2 * bias])}
+        cases = (  # label, parameters, in_dims (parameters, inputs), batch size, per-sample reference
+            ("over inputs, shared parameters", {"weight": weight, "bias": bias}, (None, 0), 5,
+             torch.stack([x_cpu[i] @ weight.T + bias for i in range(5)])),
+            ("over stacked parameters (ensemble)", stacked, (0, None), 2,
+             torch.stack([x_cpu @ stacked["weight"][e].T + stacked["bias"][e] for e in range(2)])),
+        )
 
         def forward(p, inputs):
             return functional_call(module, p, (inputs,))
 
-        expected = torch.stack([x_cpu[i] @ weight_cpu.T + bias_cpu for i in range(5)])
-        via_vmap = torch.vmap(forward, in_dims=(None, 0))(params, x)
-        with vmap_level(5) as level:
-            xb = add_batch_dim(x, 0, level)
-            self.assert_value(batch_meta(xb), wrapped_meta(level, 0, (3,), x), "hand-built module input")
-            by_hand = remove_batch_dim(forward(params, xb), level, 5, 0)
-        self.assert_tensor(via_vmap, expected, "torch.vmap over inputs of functional_call(Linear)", device=DEVICE)
-        self.assert_tensor(by_hand, expected, "hand-built batch over inputs of functional_call(Linear)",
-                           device=DEVICE)
+        for label, params_cpu, (param_dim, input_dim), size, expected in cases:
+            params, x = {name: value.to(DEVICE) for name, value in params_cpu.items()}, x_cpu.to(DEVICE)
+            via_vmap = torch.vmap(forward, in_dims=(param_dim, input_dim))(params, x)
+            with vmap_level(size) as level:
+                if param_dim is None:
+                    x = add_batch_dim(x, 0, level)
+                else:
+                    params = {name: add_batch_dim(value, 0, level) for name, value in params.items()}
+                by_hand = remove_batch_dim(forward(params, x), level, size, 0)
+            self.assert_tensor(via_vmap, expected, f"torch.vmap {label}", device=DEVICE)
+            self.assert_tensor(by_hand, expected, f"hand-built _add_batch_dim {label}", device=DEVICE)
 
-        stacked_cpu = {"weight": torch.stack([weight_cpu, -weight_cpu]), "bias": torch.stack([bias_cpu, 2 * bias_cpu])}
-        stacked = {name: value.to(DEVICE) for name, value in stacked_cpu.items()}
-        ensemble = torch.stack([x_cpu @ stacked_cpu["weight"][e].T + stacked_cpu["bias"][e] for e in range(2)])
-        via_vmap = torch.vmap(forward, in_dims=(0, None))(stacked, x)
-        with vmap_level(2) as level:
-            batched_params = {name: add_batch_dim(value, 0, level) for name, value in stacked.items()}
-            by_hand = remove_batch_dim(forward(batched_params, x), level, 2, 0)
-        self.assert_tensor(via_vmap, ensemble, "torch.vmap over stacked Linear parameters", device=DEVICE)
-        self.assert_tensor(by_hand, ensemble, "hand-built batch over stacked Linear parameters", device=DEVICE)
-
-    def test_per_sample_gradients_match_closed_form(self):
-        """vmap(grad(loss), in_dims=(None, 0, 0)) and grad under a hand-built level give 2 (x.w - t) x per row.
-
-        torch.func.grad does not depend on the ambient grad mode, so the check runs under no_grad and
-        under enable_grad and both must give the same per-sample gradients.
-        """
+    def test_gradients_through_vmap_match_closed_forms(self):
+        """Per-sample grads: vmap(grad(loss)) and grad under a hand-built level give 2 (x.w - t) x per row, under
+        no_grad and enable_grad alike (torch.func.grad ignores the ambient mode); backward through vmap and
+        through hand-built wrappers: d/dc sum(c * sum(c)) = 2 * sum(c)."""
         def loss(w, x, t):
             return ((x @ w - t) ** 2).sum()
 
-        w_cpu = torch.tensor([1.0, -2.0, 0.5])
+        w_cpu, t_cpu = torch.tensor([1.0, -2.0, 0.5]), torch.tensor([1.0, 2.0, -1.0, 0.0])
         x_cpu = int_valued((4, 3), device="cpu")
-        t_cpu = torch.tensor([1.0, 2.0, -1.0, 0.0])
         w, x, t = (v.to(DEVICE) for v in (w_cpu, x_cpu, t_cpu))
         closed_form = 2 * (x_cpu @ w_cpu - t_cpu)[:, None] * x_cpu
         for mode_name, mode in (("no_grad", torch.no_grad), ("enable_grad", torch.enable_grad)):
@@ -487,80 +284,131 @@ class TestAddBatchDimThroughVmap(TestCase):
                         by_hand = remove_batch_dim(per_sample, level, 4, 0)
                 self.assert_tensor(via_vmap, closed_form, f"{mode_name}: vmap(grad(loss))", device=DEVICE)
                 self.assert_tensor(by_hand, closed_form, f"{mode_name}: grad under _add_batch_dim", device=DEVICE)
-
-    def test_backward_through_vmap_matches_closed_form(self):
-        """Autograd through torch.vmap and through hand-built wrappers: d/dc sum(c * sum(c)) = 2 * sum(c)."""
-        def scaled_by_total(t):
-            return t * t.sum()
-
-        x_cpu = int_valued((3, 4), device="cpu")
-        closed_form = (2 * x_cpu.sum(0, keepdim=True)).expand(3, 4)
+        c_cpu = int_valued((3, 4), device="cpu")
         with torch.enable_grad():
-            x_vmap = x_cpu.to(DEVICE, copy=True).requires_grad_()
-            torch.vmap(scaled_by_total, in_dims=1, out_dims=1)(x_vmap).sum().backward()
-
-            x_hand = x_cpu.to(DEVICE, copy=True).requires_grad_()
+            c_vmap, c_hand = (c_cpu.to(DEVICE, copy=True).requires_grad_() for _ in range(2))
+            torch.vmap(lambda c: c * c.sum(), in_dims=1, out_dims=1)(c_vmap).sum().backward()
             with vmap_level(4) as level:
-                out = remove_batch_dim(scaled_by_total(add_batch_dim(x_hand, 1, level)), level, 4, 1)
+                c = add_batch_dim(c_hand, 1, level)
+                out = remove_batch_dim(c * c.sum(), level, 4, 1)
             out.sum().backward()
-        self.assert_tensor(x_vmap.grad, closed_form, "x.grad through torch.vmap", device=DEVICE)
-        self.assert_tensor(x_hand.grad, closed_form, "x.grad through hand-built _add_batch_dim", device=DEVICE)
+        for label, got in (("torch.vmap", c_vmap.grad), ("hand-built _add_batch_dim", c_hand.grad)):
+            self.assert_tensor(got, (2 * c_cpu.sum(0, keepdim=True)).expand(3, 4), f"c.grad through {label}",
+                               device=DEVICE)
+
+
+# --------------------------------------------------------------------------- nested levels
+def nested_vmap(func, in_dims, out_dims):
+    """torch.vmap applied once per level; in_dims/out_dims list the levels outermost first."""
+    for in_dim, out_dim in reversed(list(zip(in_dims, out_dims))):
+        func = torch.vmap(func, in_dims=in_dim, out_dims=out_dim)
+    return func
+
+
+def nested_by_hand(func, x, in_dims, out_dims):
+    """The same levels built with _add_batch_dim / _remove_batch_dim, one vmap level per entry."""
+    if not in_dims:
+        return func(x)
+    size = x.shape[in_dims[0]]
+    with vmap_level(size) as level:
+        outputs = nested_by_hand(func, add_batch_dim(x, in_dims[0], level), in_dims[1:], out_dims[1:])
+        return tuple(remove_batch_dim(out, level, size, out_dims[0]) for out in outputs)
+
+
+def nested_loop(func, x, in_dims, out_dims):
+    """The reference: one Python loop per level, outermost first."""
+    if not in_dims:
+        return func(x)
+    return loop(lambda t: nested_loop(func, t, in_dims[1:], out_dims[1:]), (x,), (in_dims[0],), out_dims[0])
+
+
+class TestVmapNestedLevels(TestCase):
+    """Nested levels, also of equal size: each level keeps its own batch dim, so swapping two levels shows."""
+
+    def test_nested_levels_match_hand_built_levels_and_loop(self):
+        """vmap(vmap(f)) == nested _add_batch_dim == nested loops for float, index and count outputs; the innermost
+        input carries one (level, bdim) per level. Equal-size levels hold different values at (i, j) and (j, i)."""
+        def func(t):
+            return t * 2 - t.flip(-1).cumsum(-1), t.argmax(-1), torch.count_nonzero(t > 0, -1)
+
+        cases = (  # label, shape, in_dims outermost first, out_dims outermost first
+            ("sizes 2 and 4", (2, 3, 4, 5), (0, 1), (0, 1)),
+            ("equal sizes 3 and 3, in_dims (0, 0)", (3, 3, 2, 4), (0, 0), (0, 0)),
+            ("equal sizes 3 and 3, in_dims (1, 0), out_dims (1, 0)", (3, 3, 2, 4), (1, 0), (1, 0)),
+            ("equal sizes 3 and 3 behind an example dim, in_dims (2, 1)", (4, 3, 3, 2), (2, 1), (0, 1)),
+            ("three levels of size 2", (2, 2, 2, 3), (0, 1, 0), (0, 1, 0)),
+        )
+        for label, shape, in_dims, out_dims in cases:
+            with self.subTest(label):
+                numel = math.prod(shape)  # 7 is coprime to every numel here: all values distinct
+                x_cpu = ((torch.arange(numel) * 7) % numel - numel // 2).reshape(shape).float()
+                x = x_cpu.to(DEVICE)
+                seen = []
+
+                def record(t):
+                    seen.append(levels_of(t))
+                    return func(t)
+
+                via_vmap = nested_vmap(record, in_dims, out_dims)(x)
+                by_hand = nested_by_hand(record, x, in_dims, out_dims)
+                expected = nested_loop(func, x_cpu, in_dims, out_dims)
+                chain = [(depth + 1, dim) for depth, dim in enumerate(in_dims)][::-1]
+                self.assert_value(seen, [chain, chain], f"{label}: (level, bdim) innermost first: vmap, by hand")
+                for index, want in enumerate(expected):
+                    for name, got in (("nested torch.vmap", via_vmap), ("nested _add_batch_dim", by_hand)):
+                        self.assert_tensor(got[index], want, f"{label}: {name}, output {index}", device=DEVICE)
+
+    def test_inputs_batched_at_two_levels_of_equal_size(self):
+        """a batched at level 1 and b at level 2, both of size 3: out[i, j] = 10 a[i] + b[j] (not its transpose)."""
+        a_cpu, b_cpu = torch.arange(3.0), torch.arange(3.0) * -2 + 1
+        a, b = a_cpu.to(DEVICE), b_cpu.to(DEVICE)
+        via_vmap = torch.vmap(lambda ai: torch.vmap(lambda bj: ai * 10 + bj)(b))(a)
+        with vmap_level(3) as outer:
+            ai = add_batch_dim(a, 0, outer)
+            with vmap_level(3) as inner:
+                bj = add_batch_dim(b, 0, inner)
+                self.assert_value((levels_of(ai), levels_of(bj)), ([(outer, 0)], [(inner, 0)]),
+                                  "(level, bdim) of a and of b")
+                row = remove_batch_dim(ai * 10 + bj, inner, 3, 0)
+            by_hand = remove_batch_dim(row, outer, 3, 0)
+        for label, got in (("nested torch.vmap", via_vmap), ("hand-built levels", by_hand)):
+            self.assert_tensor(got, a_cpu[:, None] * 10 + b_cpu[None, :], f"{label} over a, then b", device=DEVICE)
 
 
 # --------------------------------------------------------------------------- call forms
 class TestVmapCallForms(TestCase):
-    """Every form of in_dims / out_dims that torch.vmap accepts, each one shown to take effect."""
+    """Every in_dims / out_dims / chunk_size / randomness form torch.vmap accepts, each shown to take effect."""
 
-    def test_every_in_dim_and_out_dim_of_1d_to_4d_tensors(self):
-        """in_dims / out_dims = every valid d (negative too) of 1-d..4-d tensors: bdim d mod ndim, loop's values."""
-        def centred(t):
-            return t * 2 - t.sum()
+    def test_per_argument_in_dims_none_scalars_and_keywords(self):
+        """in_dims=(1, None, 0, None), out_dims=(1, -1): each argument and output uses its own dim (vmap == by hand
+        == loop); None passes a tensor (the same object) or a Python scalar as is; keyword arguments too."""
+        a_cpu, b_cpu = int_valued((3, 4), device="cpu"), int_valued((3,), device="cpu", offset=3)
+        c_cpu = int_valued((4, 2), device="cpu", offset=5)
+        a, b, c = (t.to(DEVICE) for t in (a_cpu, b_cpu, c_cpu))
+        in_dims, out_dims, seen = (1, None, 0, None), (1, -1), []
 
-        for shape in SHAPES:
-            ndim = len(shape)
-            dims = range(-ndim, ndim)
-            with self.subTest(f"shape {shape}, in_dims and out_dims in [-{ndim}, {ndim})"):
-                x_cpu = int_valued(shape, device="cpu")
-                x = x_cpu.to(DEVICE)
-                bdims = []
-                outs = [torch.vmap(lambda t: bdims.append(functorch_c.maybe_get_bdim(t)) or centred(t), in_dims=d)(x)
-                        for d in dims]
-                outs += [torch.vmap(centred, out_dims=d)(x) for d in dims]
-                expected = [loop(centred, (x_cpu,), (d,)) for d in dims] + [loop(centred, (x_cpu,), (0,), d)
-                                                                            for d in dims]
-                self.assert_value(bdims, [d % ndim for d in dims], "bdim given to _add_batch_dim per in_dim")
-                self.assert_value([tuple(t.shape) for t in outs], [tuple(t.shape) for t in expected],
-                                  "output shape per in_dim, then per out_dim")
-                self.assert_tensor(torch.cat([t.flatten() for t in outs]), torch.cat([t.flatten() for t in expected]),
-                                   "values per in_dim, then per out_dim", device=DEVICE)
+        def combine(a_, b_, c_, factor, *, shift):
+            return a_ * b_ * factor + c_.sum() + shift, a_ - b_
 
-    def test_none_in_dims_and_keyword_arguments_stay_unbatched(self):
-        """in_dims None passes a tensor (the same object) or a Python scalar as is; keyword arguments too."""
-        x_cpu, w_cpu = int_valued((4, 3), device="cpu"), int_valued((3,), device="cpu", offset=2)
-        x, w = x_cpu.to(DEVICE), w_cpu.to(DEVICE)
-        seen = []
+        def record(a_, b_, c_, factor, *, shift):
+            seen.append((tuple(functorch_c.maybe_get_bdim(t) for t in (a_, b_, c_)), b_ is b, factor, shift is b))
+            return combine(a_, b_, c_, factor, shift=shift)
 
-        def scale(t, weight, factor, *, shift):
-            seen.append((weight is w, functorch_c.is_batchedtensor(weight), factor, shift is w,
-                         functorch_c.is_batchedtensor(shift)))
-            return t * weight * factor + shift
-
-        out = torch.vmap(scale, in_dims=(0, None, None))(x, w, 3, shift=w)
-        self.assert_value(seen, [(True, False, 3, True, False)],
-                          "(None arg is the caller's tensor, is batched, scalar, keyword is the caller's, is batched)")
-        self.assert_tensor(out, x_cpu * w_cpu * 3 + w_cpu, "in_dims=(0, None, None), shift=w", device=DEVICE)
-        out = torch.vmap(scale, in_dims=(None, 0, None))(w, x, 2, shift=w)
-        self.assert_tensor(out, x_cpu * w_cpu * 2 + w_cpu, "in_dims=(None, 0, None): batched second argument",
-                           device=DEVICE)
+        expected = loop(lambda a_, c_: combine(a_, b_cpu, c_, 3, shift=b_cpu), (a_cpu, c_cpu), (1, 0), out_dims)
+        via_vmap = torch.vmap(record, in_dims=in_dims, out_dims=out_dims)(a, b, c, 3, shift=b)
+        by_hand = hand_vmap(lambda *args: record(*args, shift=b), (a, b, c, 3), in_dims, out_dims, 4)
+        self.assert_value(seen, [((1, -1, 0), True, 3, True)] * 2,
+                          "(stored bdims of a, b, c; b as given; the scalar; the keyword as given): vmap, by hand")
+        for index in range(2):
+            for label, out in (("torch.vmap", via_vmap), ("hand-built", by_hand)):
+                self.assert_tensor(out[index], expected[index], f"{label} output {index}", device=DEVICE)
 
     def test_nested_container_inputs_with_per_leaf_in_dims(self):
         """Tuples, lists and dicts of tensors take one in_dim per leaf, or one int for the whole container."""
-        a_cpu = int_valued((4, 3), device="cpu")
-        b_cpu = int_valued((3, 4), device="cpu", offset=1)
-        c_cpu = int_valued((3,), device="cpu", offset=2)
+        a_cpu, b_cpu, c_cpu = (int_valued(s, device="cpu", offset=k) for k, s in enumerate(((4, 3), (3, 4), (3,))))
         a, b, c = (t.to(DEVICE) for t in (a_cpu, b_cpu, c_cpu))
         expected = torch.stack([a_cpu[i] * 2 + b_cpu[:, i] - c_cpu for i in range(4)])
-        cases = (
+        cases = (  # label, function, in_dims, arguments
             ("tuple, per leaf", lambda p: p[0] * 2 + p[1] - p[2], ((0, 1, None),), ((a, b, c),)),
             ("list, per leaf", lambda p: p[0] * 2 + p[1] - p[2], ([0, 1, None],), ([a, b, c],)),
             ("dict, per leaf", lambda d: d["a"] * 2 + d["b"] - d["c"], ({"a": 0, "b": 1, "c": None},),
@@ -571,60 +419,52 @@ class TestVmapCallForms(TestCase):
         )
         for label, func, in_dims, args in cases:
             with self.subTest(label):
-                out = torch.vmap(func, in_dims=in_dims)(*args)
-                self.assert_tensor(out, expected, f"{label}: in_dims={in_dims}", device=DEVICE)
+                self.assert_tensor(torch.vmap(func, in_dims=in_dims)(*args), expected, f"{label}: in_dims={in_dims}",
+                                   device=DEVICE)
 
     def test_out_dims_for_tuple_nested_dict_and_unbatched_outputs(self):
         """out_dims: an int for every output, a tuple per output, nested, dict, (d,) and None for unbatched."""
         x_cpu = int_valued((2, 3), device="cpu")
         x = x_cpu.to(DEVICE)
         w = int_valued((4,), offset=3)
-        rows = [(x_cpu[i], x_cpu[i] * 2, x_cpu[i] * 3) for i in range(2)]
 
-        def stacked(index, dim):
-            return torch.stack([row[index] for row in rows], dim=dim)
+        def stacked(factor, dim):
+            return torch.stack([x_cpu[i] * factor for i in range(2)], dim=dim)
 
-        out = torch.vmap(lambda t: (t, t * 2), out_dims=1)(x)
-        self.assert_tensor(out[0], stacked(0, 1), "out_dims=1 for both outputs, output 0", device=DEVICE)
-        self.assert_tensor(out[1], stacked(1, 1), "out_dims=1 for both outputs, output 1", device=DEVICE)
-        out = torch.vmap(lambda t: (t, t * 2), out_dims=(0, -1))(x)
-        self.assert_tensor(out[0], stacked(0, 0), "out_dims=(0, -1), output 0", device=DEVICE)
-        self.assert_tensor(out[1], stacked(1, -1), "out_dims=(0, -1), output 1", device=DEVICE)
-        out = torch.vmap(lambda t: ((t, t * 2), t * 3), out_dims=((0, 1), -1))(x)
-        self.assert_tensor(out[0][0], stacked(0, 0), "nested out_dims ((0, 1), -1), output [0][0]", device=DEVICE)
-        self.assert_tensor(out[0][1], stacked(1, 1), "nested out_dims ((0, 1), -1), output [0][1]", device=DEVICE)
-        self.assert_tensor(out[1], stacked(2, -1), "nested out_dims ((0, 1), -1), output [1]", device=DEVICE)
-        out = torch.vmap(lambda t: {"p": t, "q": t * 2}, out_dims={"p": 1, "q": 0})(x)
-        self.assert_value(sorted(out), ["p", "q"], "keys of the dict output")
-        self.assert_tensor(out["p"], stacked(0, 1), "dict out_dims, output p", device=DEVICE)
-        self.assert_tensor(out["q"], stacked(1, 0), "dict out_dims, output q", device=DEVICE)
-        out = torch.vmap(lambda t: t * 3, out_dims=(1,))(x)
-        self.assert_tensor(out, stacked(2, 1), "out_dims=(1,) for a single tensor output", device=DEVICE)
-        out = torch.vmap(lambda t: (t * 2, w), out_dims=(0, None))(x)
-        self.assert_tensor(out[0], stacked(1, 0), "out_dims=(0, None), batched output", device=DEVICE)
-        self.assert_is(out[1], w, "out_dims=(0, None): the unbatched output is returned as is")
-        out = torch.vmap(lambda t: (t * 2, 7), out_dims=(0, None))(x)
-        self.assert_value(out[1], 7, "out_dims=(0, None): a non-tensor output is returned as is")
+        cases = (  # label, func, out_dims, (path into the output, factor, dim of the stacked reference)
+            ("out_dims=1 for both outputs", lambda t: (t, t * 2), 1, (((0,), 1, 1), ((1,), 2, 1))),
+            ("out_dims=(0, -1)", lambda t: (t, t * 2), (0, -1), (((0,), 1, 0), ((1,), 2, -1))),
+            ("nested out_dims ((0, 1), -1)", lambda t: ((t, t * 2), t * 3), ((0, 1), -1),
+             (((0, 0), 1, 0), ((0, 1), 2, 1), ((1,), 3, -1))),
+            ("dict out_dims", lambda t: {"p": t, "q": t * 2}, {"p": 1, "q": 0}, ((("p",), 1, 1), (("q",), 2, 0))),
+            ("out_dims=(1,) for one tensor", lambda t: t * 3, (1,), (((), 3, 1),)),
+            ("out_dims=(0, None)", lambda t: (t * 2, w), (0, None), (((0,), 2, 0),)),
+        )
+        for label, func, out_dims, checks in cases:
+            with self.subTest(label):
+                out = torch.vmap(func, out_dims=out_dims)(x)
+                for path, factor, dim in checks:
+                    got = out
+                    for key in path:
+                        got = got[key]
+                    self.assert_tensor(got, stacked(factor, dim), f"{label}, output {path}", device=DEVICE)
+        self.assertIs(torch.vmap(lambda t: (t * 2, w), out_dims=(0, None))(x)[1], w,
+                      "out_dims=(0, None): the unbatched output is returned as is")
+        self.assert_value(torch.vmap(lambda t: (t * 2, 7), out_dims=(0, None))(x)[1], 7,
+                          "out_dims=(0, None): a non-tensor output is returned as is")
 
     def test_positional_and_keyword_parameters_agree(self):
         """torch.vmap(f, 1, 1, 'error') == torch.vmap(f, in_dims=1, out_dims=1); defaults are in_dims=out_dims=0."""
         x_cpu = int_valued((3, 4), device="cpu")
         x = x_cpu.to(DEVICE)
-
-        def centred(t):
-            return t - t.sum()
-
-        self.assert_is(torch.func.vmap, torch.vmap, "torch.func.vmap and torch.vmap")
-        expected = loop(centred, (x_cpu,), (1,), 1)
-        self.assert_tensor(torch.vmap(centred, 1, 1, "error")(x), expected, "positional (1, 1, 'error')",
-                           device=DEVICE)
-        self.assert_tensor(torch.vmap(centred, in_dims=1, out_dims=1, randomness="error", chunk_size=None)(x),
-                           expected, "keywords in_dims=1, out_dims=1", device=DEVICE)
-        self.assert_tensor(torch.vmap(centred)(x), loop(centred, (x_cpu,), (0,), 0), "defaults", device=DEVICE)
-
-
-class TestVmapChunkSize(TestCase):
-    """chunk_size splits the batch into chunks of that many examples; the result never changes."""
+        self.assertIs(torch.func.vmap, torch.vmap, "torch.func.vmap and torch.vmap")
+        for label, vmapped, in_dim in (
+                ("positional (1, 1, 'error')", torch.vmap(lambda t: t - t.sum(), 1, 1, "error"), 1),
+                ("keywords", torch.vmap(lambda t: t - t.sum(), in_dims=1, out_dims=1, randomness="error",
+                                        chunk_size=None), 1),
+                ("defaults", torch.vmap(lambda t: t - t.sum()), 0)):
+            self.assert_tensor(vmapped(x), loop(lambda t: t - t.sum(), (x_cpu,), (in_dim,), in_dim), label,
+                               device=DEVICE)
 
     def test_every_chunk_size_gives_the_same_result(self):
         """chunk_size None/1/2/5/8 over 5 examples: identical outputs, chunks as requested, in-place once."""
@@ -647,19 +487,13 @@ class TestVmapChunkSize(TestCase):
 
                 out = torch.vmap(record, in_dims=(1, None), out_dims=(1, 0), chunk_size=chunk_size)(x, w)
                 self.assert_value(seen, chunks, f"chunk_size={chunk_size}: examples per call of the function")
-                self.assert_tensor(out[0], expected[0], f"chunk_size={chunk_size}: output 0 (out_dims=1)",
-                                   device=DEVICE)
-                self.assert_tensor(out[1], expected[1], f"chunk_size={chunk_size}: output 1 (out_dims=0)",
-                                   device=DEVICE)
-
+                for index in range(2):
+                    self.assert_tensor(out[index], expected[index], f"chunk_size={chunk_size}: output {index}",
+                                       device=DEVICE)
         x_in_place = x_cpu.to(DEVICE, copy=True)
         torch.vmap(lambda t: t.add_(1), in_dims=1, out_dims=1, chunk_size=2)(x_in_place)
         self.assert_tensor(x_in_place, x_cpu + 1, "input after vmap(t.add_(1), chunk_size=2): +1 once per element",
                            device=DEVICE)
-
-
-class TestVmapRandomness(TestCase):
-    """randomness: 'error' rejects random ops, 'different' draws per example, 'same' draws once."""
 
     def test_error_mode_rejects_random_operations(self):
         """Under the default 'error', rand_like / rand / normal_ / dropout inside vmap raise RuntimeError."""
@@ -671,114 +505,99 @@ class TestVmapRandomness(TestCase):
             ("dropout in training mode", lambda t: torch.nn.functional.dropout(t, 0.5, training=True)),
         )
         for label, func in cases:
-            with self.subTest(label):
-                self.assert_raises_exactly(RuntimeError, f"{label} under randomness='error' (default)",
-                                           torch.vmap(func), x, match="randomness")
-                self.assert_raises_exactly(RuntimeError, f"{label} under randomness='error' (explicit)",
-                                           torch.vmap(func, randomness="error"), x, match="randomness")
-        out = torch.vmap(lambda t: torch.nn.functional.dropout(t, 0.5, training=False))(x)
-        self.assert_tensor(out, x.cpu(), "dropout in eval mode is not random and works under 'error'",
-                           device=DEVICE)
+            for mode in ({}, {"randomness": "error"}):
+                with self.subTest(f"{label}, {mode or 'default'}"), self.assert_raises_exactly(
+                        RuntimeError, f"{label} under randomness={mode or 'default'}", match="randomness"):
+                    torch.vmap(func, **mode)(x)
+        self.assert_tensor(torch.vmap(lambda t: torch.nn.functional.dropout(t, 0.5, training=False))(x), x.cpu(),
+                           "dropout in eval mode is not random and works under 'error'", device=DEVICE)
 
     def test_different_and_same_draw_as_one_seeded_draw(self):
-        """'different': one draw of shape (B, 3); 'same': one draw of (3,) for every row (also by hand, chunked).
-
-        The 'different' draw follows the physical layout of the batched input: vmap over dim 1 of the
-        transpose of a contiguous (B, 3) tensor gives the same rows as over dim 0 of the tensor itself.
+        """'different': one draw of shape (B, 3); 'same': one draw of (3,) for every row (also by hand, chunked),
+        also for torch.rand(3) inside vmap; an in-place draw into a captured tensor raises under 'different'.
+        Draws are compared with a seeded draw on the same device (the CPU's and an accelerator's generators
+        differ); rows drawn under 'different' with a chunk_size only have to differ (chunking is device-specific).
+        The 'different' draw follows the physical layout: in_dims=1 of x.t() gives the rows of in_dims=0 of x.
         """
         x = int_valued((4, 3))
-        with seeded():
-            reference = torch.rand(4, 3, device=DEVICE).cpu()
-        with seeded():
-            out = torch.vmap(torch.rand_like, randomness="different")(x)
-        with seeded():
-            by_hand = hand_vmap(torch.rand_like, (x,), (0,), 0, 4, randomness="different")
-        with seeded():
-            transposed = torch.vmap(torch.rand_like, in_dims=1, randomness="different")(x.t())
-        self.assert_tensor(out, reference, "vmap(rand_like, randomness='different')", device=DEVICE)
-        self.assert_tensor(by_hand, reference, "rand_like on _add_batch_dim under a 'different' level",
-                           device=DEVICE)
-        self.assert_tensor(transposed, reference, "vmap(rand_like, in_dims=1, 'different') of the (3, 4) view",
-                           device=DEVICE)
+        for mode, reference_shape in (("different", (4, 3)), ("same", (3,))):
+            with seeded():
+                reference = torch.rand(*reference_shape, device=DEVICE).cpu().expand(4, 3)
+            runs = (("torch.vmap", lambda: torch.vmap(torch.rand_like, randomness=mode)(x)),
+                    ("by hand", lambda: hand_vmap(torch.rand_like, (x,), (0,), 0, 4, randomness=mode)),
+                    ("in_dims=1 of the transpose",
+                     lambda: torch.vmap(torch.rand_like, in_dims=1, randomness=mode)(x.t())))
+            if mode == "same":
+                runs += (("chunk_size=3", lambda: torch.vmap(torch.rand_like, randomness=mode, chunk_size=3)(x)),)
+            for label, run in runs:
+                with seeded():
+                    self.assert_tensor(run(), reference, f"randomness={mode!r}, {label}", device=DEVICE)
         chunked = torch.vmap(torch.rand_like, randomness="different", chunk_size=2)(x)
-        for i in range(4):
-            for j in range(i):
-                self.assert_false(torch.equal(out[i], out[j]), f"'different': rows {i} and {j} must differ")
-                self.assert_false(torch.equal(chunked[i], chunked[j]),
-                                  f"'different', chunk_size=2: rows {i} and {j} must differ")
-
-        with seeded():
-            reference = torch.rand(3, device=DEVICE).cpu().expand(4, 3)
-        with seeded():
-            out = torch.vmap(torch.rand_like, randomness="same")(x)
-        with seeded():
-            by_hand = hand_vmap(torch.rand_like, (x,), (0,), 0, 4, randomness="same")
-        with seeded():
-            chunked = torch.vmap(torch.rand_like, randomness="same", chunk_size=3)(x)
-        self.assert_tensor(out, reference, "vmap(rand_like, randomness='same')", device=DEVICE)
-        self.assert_tensor(by_hand, reference, "rand_like on _add_batch_dim under a 'same' level", device=DEVICE)
-        self.assert_tensor(chunked, reference, "vmap(rand_like, randomness='same', chunk_size=3)", device=DEVICE)
-
-    def test_random_values_of_unbatched_shape(self):
-        """torch.rand(3) inside vmap: one draw for every row under 'same', one per row under 'different'."""
-        x = int_valued((2, 3))
+        self.assert_value(len({tuple(row.tolist()) for row in chunked.cpu()}), 4, "'different', chunk_size=2: rows")
         same = torch.vmap(lambda t: torch.rand(3, device=t.device), randomness="same")(x)
-        self.assert_tensor(same, same[0].cpu().expand(2, 3), "'same': both rows are one draw", device=DEVICE)
+        self.assert_tensor(same, same[0].cpu().expand(4, 3), "'same': torch.rand(3) is one draw", device=DEVICE)
         different = torch.vmap(lambda t: torch.rand(3, device=t.device), randomness="different")(x)
-        self.assert_tensor_meta(different, "'different' draw of torch.rand(3)", dtype=torch.float32, shape=(2, 3),
-                                device=DEVICE)
-        self.assert_false(torch.equal(different[0], different[1]), "'different': the two rows must differ")
+        self.assert_value((different.dtype, tuple(different.shape), different.device.type,
+                           len({tuple(row.tolist()) for row in different.cpu()})), (torch.float32, (4, 3), DEVICE, 4),
+                          "'different' draw of torch.rand(3): dtype, shape, device, distinct rows")
         captured = torch.zeros(3, device=DEVICE)
-        self.assert_raises_exactly(
-            RuntimeError, "'different': in-place random op on an unbatched tensor",
-            torch.vmap(lambda t: captured.normal_() + t, randomness="different"), x, match="randomness")
+        with self.assert_raises_exactly(RuntimeError, "'different': in-place random op on an unbatched tensor",
+                                        match="randomness"):
+            torch.vmap(lambda t: captured.normal_() + t, randomness="different")(x)
 
 
 # --------------------------------------------------------------------------- dtypes
+DTYPE_OPS = (  # label, op on one example of logical shape (3, 5); float, integer and bool outputs
+    ("sum()", torch.sum),
+    ("argmax(-1)", lambda t: t.argmax(-1)),
+    ("mask t != t[:, :1]", lambda t: t != t[:, :1]),
+    ("count_nonzero()", torch.count_nonzero),
+    ("count_nonzero(dim=0)", lambda t: torch.count_nonzero(t, 0)),
+    ("t * 0.5", lambda t: t * 0.5),
+    ("cat of rotated columns", lambda t: torch.cat([t[:, 1:], t[:, :1]], 1)),
+)
+
+
 class TestAddBatchDimDtypes(TestCase):
-    """Every dtype goes through _add_batch_dim and a vmapped computation unchanged (no silent casts)."""
+    """Every dtype of torch's lists goes through _add_batch_dim and vmapped ops exactly as the loop does."""
 
-    def test_add_batch_dim_keeps_every_dtype(self):
-        """float32/64/16, bfloat16, int64/32, uint8, bool: wrapper keeps dtype and device; values round-trip."""
+    def test_every_dtype_through_add_batch_dim_and_vmapped_ops(self):
+        """Per dtype: the wrapper keeps dtype, device and the input itself, round trips (also through a cat); and
+        vmap(op, in_dims=1) == stack of op per example (dtype, shape, values), or raises the loop's exception type.
+        count_nonzero() of uint16/32/64/float8 works from 2.13: compared with count_nonzero over every dim."""
+        counts_any_dtype = torch_version_at_least(VMAP_COUNT_NONZERO_ANY_DTYPE_SINCE)
         for dtype in DTYPES:
-            with self.subTest(str(dtype)):
-                x_cpu = values_of(dtype, (2, 3), device="cpu")
-                x = x_cpu.to(DEVICE)
-                with vmap_level(3) as level:
-                    y = add_batch_dim(x, 1, level)
-                    what = f"_add_batch_dim({dtype} on {DEVICE}, batch_dim=1)"
-                    self.assert_value(batch_meta(y), wrapped_meta(level, 1, (2,), x), what)
-                    self.assert_is(functorch_c.get_unwrapped(y), x, f"{what}: unwrapped value must be the input")
-                    flipped = remove_batch_dim(y.flip(0), level, 3, 1)
-                self.assert_tensor(flipped, x_cpu.flip(0), f"{what}: flip of the logical dim 0", device=DEVICE)
-
-    def test_vmapped_ops_keep_or_promote_dtype_as_eager(self):
-        """vmap of t * 2 + 1 (~t for bool) keeps the dtype; sum() of ints/bool is int64; t * 0.5 of ints is float32."""
-        def op(t):
-            return ~t if t.dtype == torch.bool else t * 2 + 1
-
-        def half(t):
-            return t * 0.5
-
-        for dtype in DTYPES:
-            with self.subTest(str(dtype)):
-                x_cpu = values_of(dtype, (3, 4), device="cpu")
-                x = x_cpu.to(DEVICE)
-                is_float = dtype in FLOAT_DTYPES
-                cases = (("t * 2 + 1 (~t for bool), in_dims=1", op, 1, dtype, (4, 3)),
-                         ("sum()", torch.sum, 0, dtype if is_float else torch.int64, (3,)),
-                         ("t * 0.5", half, 0, dtype if is_float else torch.float32, (3, 4)))
-                for label, func, in_dim, result_dtype, shape in cases:
-                    out = torch.vmap(func, in_dims=in_dim)(x)
-                    self.assert_tensor_meta(out, f"vmap({label}) of {dtype}", dtype=result_dtype, shape=shape,
-                                            device=DEVICE)
-                    self.assert_tensor(out, loop(func, (x_cpu,), (in_dim,)), f"vmap({label}) of {dtype}",
-                                       device=DEVICE)
+            x_cpu = values_of(dtype, (3, 4, 5), device="cpu")
+            x = x_cpu.to(DEVICE)
+            what = f"_add_batch_dim({dtype} on {DEVICE}, batch_dim=2)"
+            with self.subTest(what), vmap_level(5) as level:
+                y = add_batch_dim(x, 2, level)
+                self.assert_value(batch_meta(y), wrapped_meta(level, 2, (3, 4), x), what)
+                self.assertIs(functorch_c.get_unwrapped(y), x, f"{what}: unwrapped value must be the input")
+                self.assert_tensor(remove_batch_dim(y, level, 5, 0), x_cpu.movedim(2, 0), f"{what}: removed at 0",
+                                   device=DEVICE)
+                self.assert_tensor(remove_batch_dim(torch.cat([y[1:], y[:1]]), level, 5, 1),
+                                   torch.cat([x_cpu[1:], x_cpu[:1]]).movedim(2, 1),
+                                   f"{what}: cat of rotated rows, removed at out_dim 1", device=DEVICE)
+            for label, op in DTYPE_OPS:
+                with self.subTest(f"{dtype}: {label}"):
+                    what = f"torch {torch.__version__}: vmap({label}, in_dims=1) of {dtype} on {DEVICE}"
+                    expected = outcome(loop, op, (x_cpu,), (1,))
+                    if expected[0] == "raises" and DEVICE != "cpu":  # the CPU kernel refuses: eager on the device
+                        expected = outcome(loop, op, (x,), (1,))
+                    if expected[0] == "raises" and label == "count_nonzero()" and counts_any_dtype:
+                        expected = outcome(loop, lambda t: torch.count_nonzero(t, (0, 1)), (x_cpu,), (1,))
+                    got = outcome(torch.vmap(op, in_dims=1), x)
+                    if expected[0] == "ok" and got[0] == "ok":
+                        self.assert_tensor(got[1], expected[1], what, device=DEVICE)
+                    else:
+                        self.assert_value(got, expected, f"{what}: (outcome, result or exception type)")
 
 
 # --------------------------------------------------------------------------- layouts
-def layout_variants():
-    """(label, tensor) pairs of non-contiguous layouts; each equals its .contiguous() copy in values."""
+def layout_cases():
+    """(label, tensor): every layout a strided input reaches vmap with (4-d/5-d: channels_last/_3d)."""
+    z = torch.complex(int_valued((4, 3, 5)), int_valued((4, 3, 5), offset=4))
     return (
         ("contiguous", int_valued((4, 3, 5))),
         ("transposed", int_valued((5, 3, 4)).transpose(0, 2)),
@@ -787,142 +606,158 @@ def layout_variants():
         ("expanded along dim 0 (stride 0)", int_valued((1, 3, 5)).expand(4, 3, 5)),
         ("expanded along dim 1 (stride 0)", int_valued((4, 1, 5)).expand(4, 3, 5)),
         ("channels_last 4-d", int_valued((4, 3, 2, 5)).contiguous(memory_format=torch.channels_last)),
+        ("channels_last_3d 5-d", int_valued((2, 3, 4, 1, 5)).contiguous(memory_format=torch.channels_last_3d)),
+        ("conj view of complex64", z.conj()),
+        ("conj view of a transposed complex64", z.transpose(0, 2).conj()),
+        ("neg view (conj().imag)", z.conj().imag),
     )
 
 
+def layout_ops(t):
+    """Float/complex, index, mask and count outputs; reductions, a flip and a scan expose wrong strides or bits."""
+    real = t.real if t.is_complex() else t
+    return (t * 2 - t.sum(0, keepdim=True) + t.flip(-1).cumsum(-1), real.argmax(-1), t != t.flip(0),
+            torch.count_nonzero(t - t.flip(-1), -1))
+
+
+SPARSE_LAYOUTS = (torch.sparse_coo, torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)
+
+
 class TestAddBatchDimLayouts(TestCase):
-    """Batched views of strided inputs: the wrapper keeps the input's strides; results equal the contiguous copy's."""
+    """Batched views of every layout: the wrapper keeps the input as is; results equal the contiguous copy's."""
 
     def test_every_layout_and_batch_dim_matches_the_contiguous_copy(self):
-        """Layout x batch dim: logical shape/values right, input wrapped as is, results == loop over contiguous copy."""
-        def mixed(t):  # reductions and a scan over logical dims expose wrong strides
-            return t * 2 - t.sum(0, keepdim=True) + t.flip(-1).cumsum(-1)
-
-        for label, x in layout_variants():
-            x_cpu = x.cpu().contiguous()
-            with self.subTest(f"{label} {tuple(x.shape)} strides {x.stride()}"):
-                logical, by_hand, via_vmap, expected = [], [], [], []
-                for batch_dim in range(x.dim()):
-                    size = x.shape[batch_dim]
-                    what = f"{label}, batch_dim={batch_dim}"
+        """Layout x batch dim: wrapper metadata, conj/neg bits kept; by hand and torch.vmap == loop over the
+        resolved contiguous copy for every output; elementwise output keeps channels_last(_3d) as eager does."""
+        for label, x in layout_cases():
+            memory_format = {4: torch.channels_last, 5: torch.channels_last_3d}.get(x.dim())
+            x_cpu = x.cpu().resolve_conj().resolve_neg().contiguous()
+            bits = (x.is_conj(), x.is_neg())
+            for batch_dim in range(x.dim()):
+                size = x.shape[batch_dim]
+                what = f"{label} {tuple(x.shape)} strides {x.stride()}, batch_dim={batch_dim}"
+                with self.subTest(what):
                     with vmap_level(size) as level:
                         y = add_batch_dim(x, batch_dim, level)
-                        logical_shape = without_dim(tuple(x.shape), batch_dim)
-                        self.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, logical_shape, x), what)
-                        self.assert_is(functorch_c.get_unwrapped(y), x, f"{what}: the input is wrapped, not copied")
-                        logical.append(remove_batch_dim(y, level, size, 0).flatten())
-                        by_hand.append(remove_batch_dim(mixed(y), level, size, 0).flatten())
-                    via_vmap.append(torch.vmap(mixed, in_dims=batch_dim)(x).flatten())
-                    expected.append(loop(mixed, (x_cpu,), (batch_dim,)).flatten())
-                all_dims = "every batch_dim, in order"
-                self.assert_tensor(torch.cat(logical),
-                                   torch.cat([x_cpu.movedim(b, 0).flatten() for b in range(x.dim())]),
-                                   f"{label}: logical values, {all_dims}", device=DEVICE)
-                self.assert_tensor(torch.cat(by_hand), torch.cat(expected), f"{label}: by hand, {all_dims}",
-                                   device=DEVICE)
-                self.assert_tensor(torch.cat(via_vmap), torch.cat(expected), f"{label}: torch.vmap, {all_dims}",
-                                   device=DEVICE)
+                        self.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, without_dim(x.shape, batch_dim),
+                                                                      x), what)
+                        self.assertIs(functorch_c.get_unwrapped(y), x, f"{what}: the input is wrapped, not copied")
+                        self.assert_value((y.is_conj(), y.is_neg()), bits, f"{what}: (is_conj, is_neg) of the wrapper")
+                        same = remove_batch_dim(y, level, size, batch_dim)
+                        by_hand = tuple(remove_batch_dim(out, level, size, 0) for out in layout_ops(y))
+                    self.assert_value((same.is_conj(), same.is_neg()), bits, f"{what}: bits after the round trip")
+                    self.assert_tensor(same.resolve_conj().resolve_neg(), x_cpu, f"{what}: round trip", device=DEVICE)
+                    via_vmap = torch.vmap(layout_ops, in_dims=batch_dim)(x)
+                    for index, want in enumerate(loop(layout_ops, (x_cpu,), (batch_dim,))):
+                        self.assert_tensor(by_hand[index], want, f"{what}: by hand, output {index}", device=DEVICE)
+                        self.assert_tensor(via_vmap[index], want, f"{what}: torch.vmap, output {index}", device=DEVICE)
+                    if memory_format is not None:
+                        doubled = torch.vmap(lambda t: t * 2, in_dims=batch_dim, out_dims=batch_dim)(x)
+                        self.assertIs(doubled.is_contiguous(memory_format=memory_format),
+                                      (x.cpu() * 2).is_contiguous(memory_format=memory_format),
+                                      f"{what}: vmap(t * 2) keeps {memory_format} as eager t * 2 does")
 
-    def test_in_place_through_strided_views_writes_the_right_elements(self):
-        """t.mul_(2) under vmap of strided views changes exactly those base elements; expanded inputs raise as eager."""
-        base_cpu = int_valued((3, 8), device="cpu")
-        cases = (
-            ("every other column, in_dims=1", lambda b: b[:, ::2], 1, slice(None), slice(None, None, 2)),
-            ("transpose, in_dims=0", lambda b: b.t(), 0, slice(None), slice(None)),
-            ("rows 1.., columns 1::3, in_dims=-1", lambda b: b[1:, 1::3], -1, slice(1, None), slice(1, None, 3)),
+    def test_sparse_coo_is_batched_and_compressed_layouts_are_refused(self):
+        """COO at every batch dim: wrapper, round trip and vmap outputs (layout and values) as upstream; CSR, CSC,
+        BSR and BSC: _add_batch_dim and torch.vmap raise RuntimeError ("do not have strides") at every dim."""
+        dense_cpu = int_valued((3, 4, 6), device="cpu")
+        reports_sparse = torch_version_at_least(WRAPPER_REPORTS_SPARSE_LAYOUT_SINCE)
+        wrapper_layout = torch.sparse_coo if reports_sparse else torch.strided
+        dense_layout = None if torch_version_at_least(VMAP_COO_TO_DENSE_ASSERTS_SINCE) else torch.strided
+        coo_ops = (  # label, op, layout of vmap's result (None: RuntimeError), dense reference per example
+            ("t * 2", lambda t: t * 2, torch.sparse_coo, lambda e: e * 2),
+            ("to_dense()", lambda t: t.to_dense(), dense_layout, lambda e: e),
+            ("sum(0)", lambda t: t.sum(0), torch.sparse_coo, lambda e: e.sum(0)),
+            ("sum() (the loop stacks strided 0-d sums)", torch.sum, torch.sparse_coo, torch.sum),
         )
-        for label, view_of, in_dim, rows, cols in cases:
-            with self.subTest(label):
-                base = base_cpu.to(DEVICE, copy=True)
-                torch.vmap(lambda t: t.mul_(2), in_dims=in_dim, out_dims=in_dim)(view_of(base))
-                expected = base_cpu.clone()
-                expected[rows, cols] *= 2
-                self.assert_tensor(base, expected, f"{label}: base after the in-place update", device=DEVICE)
-        for label, x in (("batch dim expanded", int_valued((1, 3)).expand(2, 3)),
-                         ("inner dim expanded", int_valued((2, 1)).expand(2, 3))):
-            with self.subTest(label):
-                before = x.cpu().clone()
-                self.assert_raises_exactly(RuntimeError, f"eager add_ on {label}", x.add_, 1,
-                                           match="single memory location")
-                self.assert_raises_exactly(RuntimeError, f"vmap add_ on {label}", torch.vmap(lambda t: t.add_(1)),
-                                           x, match="single memory location")
-                self.assert_tensor(x, before, f"{label}: unchanged after the rejected updates", device=DEVICE)
+        for layout in SPARSE_LAYOUTS:
+            blocks = (2, 2) if layout in (torch.sparse_bsr, torch.sparse_bsc) else None
+            x = dense_cpu.to_sparse(layout=layout, blocksize=blocks).to(DEVICE)
+            for batch_dim in range(3):
+                size, what = dense_cpu.shape[batch_dim], f"{layout}, batch_dim={batch_dim}"
+                with self.subTest(what):
+                    if layout is not torch.sparse_coo:
+                        with vmap_level(size) as level, self.assert_raises_exactly(
+                                RuntimeError, f"_add_batch_dim of {what}", match="do not have strides"):
+                            add_batch_dim(x, batch_dim, level)
+                        with self.assert_raises_exactly(RuntimeError, f"torch.vmap over {what}",
+                                                        match="do not have strides"):
+                            torch.vmap(lambda t: t * 2, in_dims=batch_dim)(x)
+                        continue
+                    with vmap_level(size) as level:
+                        y = add_batch_dim(x, batch_dim, level)
+                        self.assert_value((batch_meta(y), y.layout),
+                                          (wrapped_meta(level, batch_dim, without_dim(x.shape, batch_dim), x),
+                                           wrapper_layout), f"torch {torch.__version__}: (metadata, layout) of {what}")
+                        back = remove_batch_dim(y * 3, level, size, 0)
+                    results = [("round trip of y * 3", back, torch.sparse_coo, dense_cpu.movedim(batch_dim, 0) * 3)]
+                    for label, op, out_layout, reference in coo_ops:
+                        if out_layout is None:
+                            with self.assert_raises_exactly(RuntimeError, f"torch {torch.__version__}: vmap({label}) "
+                                                            f"of {what}", match="maybe_level.has_value"):
+                                torch.vmap(op, in_dims=batch_dim)(x)
+                            continue
+                        results.append((f"vmap({label})", torch.vmap(op, in_dims=batch_dim)(x), out_layout,
+                                        loop(reference, (dense_cpu,), (batch_dim,))))
+                    for label, got, out_layout, want in results:
+                        self.assert_value(got.layout, out_layout, f"{what}: layout of {label}")
+                        self.assert_tensor(got.to_dense(), want, f"{what}: values of {label}", device=DEVICE)
 
 
 # --------------------------------------------------------------------------- sizes
 class TestVmapSizes(TestCase):
     """Zero-size batches and dims, 0-d examples, size-1 dims."""
 
-    def test_zero_size_batch_and_zero_size_examples(self):
-        """A batch of 0 and examples with a 0-size dim give empty results of the right shape and dtype.
-
-        By hand the logical shape drops the batch dim. With a chunk_size no chunk runs and vmap fails
-        inside its own concatenation (the exception type depends on the release, see the module rules).
-        """
-        x = torch.zeros(0, 3, dtype=torch.int32, device=DEVICE)  # a batch of 0 examples
-        out = torch.vmap(lambda t: t * 2)(x)
-        self.assert_tensor(out, torch.zeros(0, 3, dtype=torch.int32), "vmap(t * 2) over 0 examples", device=DEVICE)
-        total = torch.vmap(torch.sum)(x)
-        self.assert_tensor(total, torch.zeros(0, dtype=torch.int64), "vmap(sum) over 0 examples", device=DEVICE)
-        moved = torch.vmap(lambda t: t + 1, out_dims=1)(x)
-        self.assert_tensor(moved, torch.zeros(3, 0, dtype=torch.int32), "out_dims=1 over 0 examples", device=DEVICE)
-        with vmap_level(0) as level:
-            y = add_batch_dim(x, 0, level)
-            self.assert_value(batch_meta(y), wrapped_meta(level, 0, (3,), x), "_add_batch_dim of a (0, 3) tensor")
-            back = remove_batch_dim(y * 2, level, 0, 0)
-        self.assert_tensor(back, torch.zeros(0, 3, dtype=torch.int32), "round trip of 0 examples", device=DEVICE)
+    def test_zero_size_zero_dim_and_size_one_inputs(self):
+        """A batch of 0, examples with a 0-size dim, 0-d examples, size-1 dims (a batch of 1, squeeze, broadcasting):
+        wrappers and results of the right shape, dtype and values, by hand and through vmap. With a chunk_size a
+        batch of 0 runs no chunk and vmap fails in its own concatenation (the type per release: module rules)."""
+        zero_cpu = torch.zeros(0, 3, dtype=torch.int32)  # a batch of 0 examples
+        empty_cpu = torch.zeros(2, 0, 3)  # examples with a 0-size dim
+        scalars_cpu = int_valued((4,), device="cpu")  # 0-d examples
+        one_cpu = int_valued((1, 1, 3), device="cpu")  # a batch of 1
+        zero, empty, scalars, one = (t.to(DEVICE) for t in (zero_cpu, empty_cpu, scalars_cpu, one_cpu))
+        by_hand = (  # input, batch_dim, logical shape, op, out_dim, expected
+            (zero, 0, (3,), lambda t: t * 2, 0, zero_cpu),
+            (empty, 2, (2, 0), lambda t: t + 1, 0, torch.zeros(3, 2, 0)),
+            (scalars, 0, (), lambda t: t * t, 0, scalars_cpu * scalars_cpu),
+            (one, 1, (1, 3), lambda t: t.sum(-1), 1, one_cpu.sum(-1)),
+        )
+        for tensor, batch_dim, logical, op, out_dim, expected in by_hand:
+            what = f"_add_batch_dim({tuple(tensor.shape)}, batch_dim={batch_dim})"
+            with vmap_level(tensor.shape[batch_dim]) as level:
+                y = add_batch_dim(tensor, batch_dim, level)
+                self.assert_value((batch_meta(y), y.numel()),
+                                  (wrapped_meta(level, batch_dim, logical, tensor), math.prod(logical)), what)
+                back = remove_batch_dim(op(y), level, tensor.shape[batch_dim], out_dim)
+            self.assert_tensor(back, expected, f"{what}: round trip", device=DEVICE)
+        a_cpu, b_cpu = int_valued((2, 1, 4), device="cpu"), int_valued((3, 1), device="cpu", offset=1)
+        cases = (  # label, result, expected
+            ("vmap(t * 2) over 0 examples", torch.vmap(lambda t: t * 2)(zero), zero_cpu),
+            ("vmap(sum) over 0 examples", torch.vmap(torch.sum)(zero), torch.zeros(0, dtype=torch.int64)),
+            ("out_dims=1 over 0 examples", torch.vmap(lambda t: t + 1, out_dims=1)(zero), zero_cpu.t()),
+            ("vmap(t * 2) of (0, 3) examples", torch.vmap(lambda t: t * 2)(empty), empty_cpu),
+            ("vmap(sum over the 0 dim)", torch.vmap(lambda t: t.sum(0))(empty), torch.zeros(2, 3)),
+            ("vmap(sum), in_dims=2", torch.vmap(torch.sum, in_dims=2)(empty), torch.zeros(3)),
+            ("stack of 0-d examples", torch.vmap(lambda t: torch.stack([t, t * 2]))(scalars),
+             torch.stack([scalars_cpu, scalars_cpu * 2], dim=1)),
+            ("unsqueeze of 0-d examples, out_dims=1", torch.vmap(lambda t: t.unsqueeze(0), out_dims=1)(scalars),
+             scalars_cpu.unsqueeze(0)),
+            ("sum of 0-d examples, out_dims=-1", torch.vmap(torch.sum, out_dims=-1)(scalars), scalars_cpu),
+            ("squeeze() of (1, 3) examples in a batch of 1", torch.vmap(torch.squeeze)(one), one_cpu.reshape(1, 3)),
+            ("squeeze() with in_dims on a size-1 dim", torch.vmap(torch.squeeze, in_dims=1)(one),
+             one_cpu.reshape(1, 3)),
+            ("(1, 4) example + unbatched (3, 1)",
+             torch.vmap(lambda a, b: a + b, in_dims=(0, None))(a_cpu.to(DEVICE), b_cpu.to(DEVICE)),
+             torch.stack([a_cpu[i] + b_cpu for i in range(2)])),
+        )
+        for label, got, expected in cases:
+            self.assert_tensor(got, expected, label, device=DEVICE)
         in_pytree = torch_version_at_least(PYTREE_READS_NONE_SPEC_IN) and not torch_version_at_least(
             VMAP_CHECKS_EMPTY_CHUNKS_SINCE)
-        self.assert_raises_exactly(AttributeError if in_pytree else AssertionError,
-                                   f"torch {torch.__version__}: chunk_size=2 over 0 examples (no chunk is run)",
-                                   torch.vmap(lambda t: t * 2, chunk_size=2), x)
-        empty = torch.zeros(2, 0, 3, device=DEVICE)  # examples with a 0-size dim
-        self.assert_tensor(torch.vmap(lambda t: t * 2)(empty), torch.zeros(2, 0, 3), "vmap(t * 2) of (0, 3) examples",
-                           device=DEVICE)
-        self.assert_tensor(torch.vmap(lambda t: t.sum(0))(empty), torch.zeros(2, 3), "vmap(sum over the 0 dim)",
-                           device=DEVICE)
-        self.assert_tensor(torch.vmap(torch.sum, in_dims=2)(empty), torch.zeros(3), "vmap(sum), in_dims=2",
-                           device=DEVICE)
-        with vmap_level(3) as level:
-            y = add_batch_dim(empty, 2, level)
-            self.assert_value(batch_meta(y), wrapped_meta(level, 2, (2, 0), empty),
-                              "_add_batch_dim((2, 0, 3), batch_dim=2)")
-            back = remove_batch_dim(y + 1, level, 3, 0)
-        self.assert_tensor(back, torch.zeros(3, 2, 0), "round trip of an empty example", device=DEVICE)
-
-    def test_zero_dim_examples_and_size_one_dims(self):
-        """0-d examples of a 1-d input; batch size 1, a size-1 batch dim, squeeze() and broadcasting with size 1."""
-        x_cpu = int_valued((4,), device="cpu")  # 0-d examples
-        x = x_cpu.to(DEVICE)
-        with vmap_level(4) as level:
-            y = add_batch_dim(x, 0, level)
-            self.assert_value(batch_meta(y), wrapped_meta(level, 0, (), x), "_add_batch_dim of a 1-d tensor")
-            self.assert_value((y.dim(), y.numel()), (0, 1), "logical dim() and numel() of a 0-d example")
-            back = remove_batch_dim(y * y, level, 4, 0)
-        self.assert_tensor(back, x_cpu * x_cpu, "round trip of y * y", device=DEVICE)
-        pair = torch.vmap(lambda t: torch.stack([t, t * 2]))(x)
-        self.assert_tensor(pair, torch.stack([x_cpu, x_cpu * 2], dim=1), "stack of 0-d examples", device=DEVICE)
-        self.assert_tensor(torch.vmap(lambda t: t.unsqueeze(0), out_dims=1)(x), x_cpu.unsqueeze(0),
-                           "unsqueeze of 0-d examples, out_dims=1", device=DEVICE)
-        self.assert_tensor(torch.vmap(torch.sum, out_dims=-1)(x), x_cpu, "sum of 0-d examples, out_dims=-1",
-                           device=DEVICE)
-        one_cpu = int_valued((1, 1, 3), device="cpu")  # a batch of 1
-        one = one_cpu.to(DEVICE)
-        self.assert_tensor(torch.vmap(lambda t: t.squeeze())(one), one_cpu.reshape(1, 3),
-                           "squeeze() of (1, 3) examples in a batch of 1", device=DEVICE)
-        self.assert_tensor(torch.vmap(lambda t: t.squeeze(), in_dims=1)(one), one_cpu.reshape(1, 3),
-                           "squeeze() with in_dims on a size-1 dim", device=DEVICE)
-        with vmap_level(1) as level:
-            y = add_batch_dim(one, 1, level)
-            self.assert_value(batch_meta(y), wrapped_meta(level, 1, (1, 3), one),
-                              "_add_batch_dim((1, 1, 3), batch_dim=1)")
-            back = remove_batch_dim(y.sum(-1), level, 1, 1)
-        self.assert_tensor(back, one_cpu.sum(-1), "round trip of a sum with batch size 1", device=DEVICE)
-        a_cpu = int_valued((2, 1, 4), device="cpu")
-        b_cpu = int_valued((3, 1), device="cpu", offset=1)
-        out = torch.vmap(lambda a, b: a + b, in_dims=(0, None))(a_cpu.to(DEVICE), b_cpu.to(DEVICE))
-        self.assert_tensor(out, torch.stack([a_cpu[i] + b_cpu for i in range(2)]),
-                           "(1, 4) example + unbatched (3, 1)", device=DEVICE)
+        with self.assert_raises_exactly(AttributeError if in_pytree else AssertionError,
+                                        f"torch {torch.__version__}: chunk_size=2 over 0 examples (no chunk is run)"):
+            torch.vmap(lambda t: t * 2, chunk_size=2)(zero)
 
 
 # --------------------------------------------------------------------------- side effects
@@ -930,47 +765,62 @@ class TestVmapSideEffects(TestCase):
     """In-place writes, aliasing outputs and the vmap level across repeated calls."""
 
     def test_in_place_op_writes_through_to_the_input_once(self):
-        """x.add_(1) under vmap / on a wrapper writes through once; a captured tensor: updated once, or raises."""
+        """t.add_(1) under vmap of an input or a strided view of it, at several in_dims, and mul_ on a wrapper write
+        through once to exactly those elements; expanded inputs raise as eager; a captured tensor: once, or raises."""
+        base_cpu = int_valued((3, 8), device="cpu")
+        cases = (  # label, view of the base, in_dims (= out_dims), rows and columns written
+            ("the input, in_dims=0", lambda b: b, 0, slice(None), slice(None)),
+            ("the input, in_dims=1", lambda b: b, 1, slice(None), slice(None)),
+            ("every other column, in_dims=1", lambda b: b[:, ::2], 1, slice(None), slice(None, None, 2)),
+            ("transpose, in_dims=0", lambda b: b.t(), 0, slice(None), slice(None)),
+            ("rows 1.., columns 1::3, in_dims=-1", lambda b: b[1:, 1::3], -1, slice(1, None), slice(1, None, 3)),
+        )
+        for label, view_of, in_dim, rows, cols in cases:
+            with self.subTest(label):
+                base = base_cpu.to(DEVICE, copy=True)
+                version = base._version
+                out = torch.vmap(lambda t: t.add_(1), in_dims=in_dim, out_dims=in_dim)(view_of(base))
+                expected = base_cpu.clone()
+                expected[rows, cols] += 1
+                self.assert_tensor(base, expected, f"{label}: input after the in-place update", device=DEVICE)
+                self.assert_tensor(out, view_of(expected), f"{label}: returned value", device=DEVICE)
+                self.assertTrue(base._version > version, f"{label}: the input's version counter was bumped")
+        for label, x in (("batch dim expanded", int_valued((1, 3)).expand(2, 3)),
+                         ("inner dim expanded", int_valued((2, 1)).expand(2, 3))):
+            before = x.cpu().clone()
+            for name, update in (("eager", lambda: x.add_(1)), ("vmap", lambda: torch.vmap(lambda t: t.add_(1))(x))):
+                with self.subTest(f"{name}, {label}"), self.assert_raises_exactly(
+                        RuntimeError, f"{name} add_ on {label}", match="single memory location"):
+                    update()
+            self.assert_tensor(x, before, f"{label}: unchanged after the rejected updates", device=DEVICE)
         x_cpu = int_valued((2, 3), device="cpu")
-        for in_dim in (0, 1, -1):
-            with self.subTest(f"vmap, in_dims={in_dim}"):
-                x = x_cpu.to(DEVICE, copy=True)
-                version = x._version
-                out = torch.vmap(lambda t: t.add_(1), in_dims=in_dim, out_dims=in_dim)(x)
-                self.assert_tensor(x, x_cpu + 1, f"input after vmap(add_(1), in_dims={in_dim})", device=DEVICE)
-                self.assert_tensor(out, x_cpu + 1, "returned value", device=DEVICE)
-                self.assert_true(x._version > version, "the input's version counter was bumped")
         x = x_cpu.to(DEVICE, copy=True)
         with vmap_level(3) as level:
             add_batch_dim(x, 1, level).mul_(2)
         self.assert_tensor(x, x_cpu * 2, "input after mul_(2) on _add_batch_dim(x, 1)", device=DEVICE)
 
-        counter = torch.zeros(3, device=DEVICE)
-        calls = []
+        counter, calls = torch.zeros(3, device=DEVICE), []
 
         def bump(t):
-            calls.append(1)
-            counter.add_(1)
+            calls.append(counter.add_(1))
             return t + counter
 
         out = torch.vmap(bump)(x)
         self.assert_value(len(calls), 1, "calls of the function per vmap call")
         self.assert_tensor(counter, torch.ones(3), "captured unbatched counter after one vmap call", device=DEVICE)
         self.assert_tensor(out, x_cpu * 2 + 1, "output of the counter function", device=DEVICE)
-        self.assert_raises_exactly(RuntimeError, "unbatched.add_(batched) inside vmap",
-                                   torch.vmap(lambda t: counter.add_(t)), x)
+        with self.assert_raises_exactly(RuntimeError, "unbatched.add_(batched) inside vmap"):
+            torch.vmap(lambda t: counter.add_(t))(x)
         self.assert_tensor(counter, torch.ones(3), "captured tensor after the rejected update", device=DEVICE)
 
     def test_outputs_alias_inputs_as_upstream(self):
         """Identity and view outputs share the input's storage; computed outputs do not; unbatched ones expand."""
-        x = int_valued((2, 3))
-        w = int_valued((3,), offset=1)
+        x, w = int_valued((2, 3)), int_valued((3,), offset=1)
 
         def storage(t):
             return t.untyped_storage().data_ptr()
 
-        identity = torch.vmap(lambda t: t)(x)
-        self.assert_is(identity, x, "vmap(identity) returns the input tensor itself")
+        self.assertIs(torch.vmap(lambda t: t)(x), x, "vmap(identity) returns the input tensor itself")
         moved = torch.vmap(lambda t: t, in_dims=1, out_dims=0)(x)
         self.assert_value((storage(moved), moved.stride()), (storage(x), (1, 3)),
                           "vmap(identity, in_dims=1): a transposed view of the input (storage, strides)")
@@ -980,39 +830,29 @@ class TestVmapSideEffects(TestCase):
         expected[:, 1:] *= 10
         sliced.mul_(10)
         self.assert_tensor(x, expected, "input after writing through the view output", device=DEVICE)
-        computed = torch.vmap(lambda t: t * 1)(x)
-        self.assert_false(storage(computed) == storage(x), "vmap(t * 1) is a new tensor")
+        self.assertFalse(storage(torch.vmap(lambda t: t * 1)(x)) == storage(x), "vmap(t * 1) is a new tensor")
         unbatched = torch.vmap(lambda t: w)(x)
         self.assert_value((storage(unbatched), unbatched.stride()), (storage(w), (0, 1)),
                           "an unbatched output is the captured tensor expanded over the batch (storage, strides)")
 
     def test_repeated_and_failing_calls_leave_no_level_behind(self):
-        """Each vmap call runs at level 1 and leaves none, also when the function raises; the input is untouched."""
-        x = int_valued((2, 3))
-        levels = []
+        """Each vmap call runs at level 1 and leaves none, also when the function raises."""
+        x, levels = int_valued((2, 3)), []
         vmapped = torch.vmap(lambda t: levels.append(functorch_c.maybe_current_level()) or t * 2)
         for call in range(3):
             vmapped(x)
-            self.assert_is(functorch_c.maybe_current_level(), None, f"current level after call {call}")
+            self.assertIs(functorch_c.maybe_current_level(), None, f"current level after call {call}")
         self.assert_value(levels, [1, 1, 1], "level inside each of three calls")
 
         def fail(t):
             raise KeyError("raised inside the vmapped function")
 
-        self.assert_raises_exactly(KeyError, "an error inside the function propagates unchanged",
-                                   torch.vmap(fail), x)
-        self.assert_is(functorch_c.maybe_current_level(), None, "current level after the failing call")
+        with self.assert_raises_exactly(KeyError, "an error inside the function propagates unchanged"):
+            torch.vmap(fail)(x)
+        self.assertIs(functorch_c.maybe_current_level(), None, "current level after the failing call")
         with vmap_level(2) as level:
             self.assert_value(level, 1, "level of a hand-entered vmap after the calls")
-        self.assert_is(functorch_c.maybe_current_level(), None, "current level after leaving the hand-entered one")
-
-        x = int_valued((3, 4)).t()
-        before = (x.data_ptr(), x.stride(), tuple(x.shape), x._version, functorch_c.is_batchedtensor(x))
-        with vmap_level(3) as level:
-            y = add_batch_dim(x, 1, level)
-            self.assert_value(functorch_c.get_unwrapped(y).stride(), (1, 4), "strides of the wrapped tensor")
-        after = (x.data_ptr(), x.stride(), tuple(x.shape), x._version, functorch_c.is_batchedtensor(x))
-        self.assert_value(after, before, "(data_ptr, stride, shape, version, batched) of an _add_batch_dim input")
+        self.assertIs(functorch_c.maybe_current_level(), None, "current level after leaving the hand-entered one")
 
 
 # --------------------------------------------------------------------------- bad input
@@ -1020,113 +860,103 @@ class TestAddBatchDimBadInput(TestCase):
     """Wrong types and out-of-range values raise upstream's exception type."""
 
     def test_out_of_range_batch_dim_and_wrong_level(self):
-        """Unchecked batch_dim is stored and ops then fail; level -1 raises; a level not entered fails on use.
-
-        A batch_dim >= ndim is kept as given and the logical shape is the physical one without its last
-        dim (measured the same on 2.7.1 to 2.14.1); the first op on it raises IndexError.
-        """
+        """Unchecked batch_dim is stored and ops then fail; level -1 raises; a wrapper of a level not entered, left
+        or created with no level entered fails on use. A batch_dim >= ndim is kept as given and the logical shape
+        drops the last dim (measured the same on 2.7.1 to 2.14.1); the first op on it raises IndexError."""
         x = int_valued((2, 3))
         normalizes = torch_version_at_least(NEGATIVE_BATCH_DIM_NORMALIZED_SINCE)
         with vmap_level(3) as level:
             for batch_dim in (2, 5):
-                with self.subTest(f"batch_dim={batch_dim}"):
-                    for name, func in (("wrapper", add_batch_dim), ("C function", functorch_c._add_batch_dim)):
-                        y = func(x, batch_dim, level)
-                        self.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, (2,), x),
-                                          f"{name}, batch_dim={batch_dim} of a 2-d tensor")
-            y = add_batch_dim(x, 2, level)
-            self.assert_raises_exactly(IndexError, "sum() of a wrapper with batch_dim=2 of a 2-d tensor", y.sum)
-            stored = functorch_c.maybe_get_bdim(add_batch_dim(x, -3, level))
-            self.assert_value(stored, -1 if normalizes else -3,
+                for name, func in (("wrapper", add_batch_dim), ("C function", functorch_c._add_batch_dim)):
+                    self.assert_value(batch_meta(func(x, batch_dim, level)), wrapped_meta(level, batch_dim, (2,), x),
+                                      f"{name}, batch_dim={batch_dim} of a 2-d tensor")
+            with self.assert_raises_exactly(IndexError, "sum() of a wrapper with batch_dim=2 of a 2-d tensor"):
+                add_batch_dim(x, 2, level).sum()
+            self.assert_value(functorch_c.maybe_get_bdim(add_batch_dim(x, -3, level)), -1 if normalizes else -3,
                               f"torch {torch.__version__}: stored bdim for batch_dim=-3 of a 2-d tensor")
-            self.assert_raises_exactly(RuntimeError, "_add_batch_dim(x, 0, level=-1)", add_batch_dim, x, 0, -1)
+            with self.assert_raises_exactly(RuntimeError, "_add_batch_dim(x, 0, level=-1)"):
+                add_batch_dim(x, 0, -1)
             not_entered = add_batch_dim(x, 0, level + 1)
             self.assert_value(batch_meta(not_entered), wrapped_meta(level + 1, 0, (3,), x),
                               "wrapper for a level not entered")
-            self.assert_raises_exactly(RuntimeError, "sum() of a wrapper for a level not entered", not_entered.sum)
+            with self.assert_raises_exactly(RuntimeError, "sum() of a wrapper for a level not entered"):
+                not_entered.sum()
+            escaped = add_batch_dim(x, 0, level)
+        self.assertIs(functorch_c.maybe_current_level(), None, "this check needs no functorch level entered")
+        created_outside = add_batch_dim(x, 0, 1)  # level 1: the level the next vmap would get
+        self.assert_value(batch_meta(created_outside), wrapped_meta(1, 0, (3,), x), "wrapper made with no level")
+        for label, tensor in (("escaped", escaped), ("created outside", created_outside)):
+            with self.assert_raises_exactly(RuntimeError, f"{label} batched tensor: an op must raise",
+                                            match="escaped from inside a function being vmapped"):
+                tensor.sum()
 
     def test_wrong_argument_types_raise(self):
         """Non-int batch_dim or level, non-tensor input: TypeError (or AttributeError, see rules); 0-d: ValueError."""
         x = int_valued((2, 3))
         reads_ndim = torch_version_at_least(NEGATIVE_BATCH_DIM_NORMALIZED_SINCE)  # the wrapper reads tensor.ndim
         with vmap_level(3) as level:
-            cases = (
-                # label, (tensor, batch_dim, level), error of the wrapper, error of the C function
-                ("batch_dim=1.0", (x, 1.0, level), TypeError, TypeError),
-                ("batch_dim='1'", (x, "1", level), TypeError, TypeError),
-                ("batch_dim=None", (x, None, level), TypeError, TypeError),
-                ("level=1.5", (x, 1, 1.5), TypeError, TypeError),
-                ("level=None", (x, 1, None), TypeError, TypeError),
-                ("a list as the tensor", ([1.0, 2.0], 0, level), TypeError, TypeError),
-                ("None as the tensor", (None, 0, level), TypeError, TypeError),
-                ("an int as the tensor", (3, 0, level), TypeError, TypeError),
-                ("a list as the tensor, batch_dim=-1", ([1.0, 2.0], -1, level),
-                 AttributeError if reads_ndim else TypeError, TypeError),
-                ("None as the tensor, batch_dim=-1", (None, -1, level),
-                 AttributeError if reads_ndim else TypeError, TypeError),
-                ("a 0-d tensor (no dim to batch)", (torch.tensor(3.0, device=DEVICE), 0, level), ValueError,
-                 ValueError),
+            ndim_error = AttributeError if reads_ndim else TypeError
+            cases = (  # label, (tensor, batch_dim, level), error of the wrapper, error of the C function
+                *((label, args, TypeError, TypeError) for label, args in (
+                    ("batch_dim=1.0", (x, 1.0, level)), ("batch_dim='1'", (x, "1", level)),
+                    ("batch_dim=None", (x, None, level)), ("level=1.5", (x, 1, 1.5)), ("level=None", (x, 1, None)),
+                    ("a list as the tensor", ([1.0, 2.0], 0, level)), ("None as the tensor", (None, 0, level)),
+                    ("an int as the tensor", (3, 0, level)))),
+                ("a list as the tensor, batch_dim=-1", ([1.0, 2.0], -1, level), ndim_error, TypeError),
+                ("None as the tensor, batch_dim=-1", (None, -1, level), ndim_error, TypeError),
+                ("a 0-d tensor", (torch.tensor(3.0, device=DEVICE), 0, level), ValueError, ValueError),
             )
             for label, args, wrapper_error, c_error in cases:
-                with self.subTest(label):
-                    self.assert_raises_exactly(wrapper_error, f"torch {torch.__version__}: _add_batch_dim, {label}",
-                                               add_batch_dim, *args)
-                    self.assert_raises_exactly(c_error, f"C _add_batch_dim, {label}", functorch_c._add_batch_dim,
-                                               *args)
+                for name, func, error in (("_add_batch_dim", add_batch_dim, wrapper_error),
+                                          ("C _add_batch_dim", functorch_c._add_batch_dim, c_error)):
+                    with self.subTest(f"{name}, {label}"), self.assert_raises_exactly(
+                            error, f"torch {torch.__version__}: {name}, {label}"):
+                        func(*args)
 
-    def test_vmap_rejects_bad_in_dims(self):
-        """in_dims of the wrong type, length or range, for a non-tensor, or unequal batch sizes: ValueError."""
+    def test_vmap_rejects_bad_in_dims_outputs_and_out_dims(self):
+        """in_dims of the wrong type, length or range, a non-tensor, unequal batch sizes, bad outputs or out_dims:
+        ValueError; out_dims out of range: IndexError."""
         x = int_valued((2, 3))
-        cases = (
-            ("in_dims tuple shorter than the inputs", lambda a, b: a + b, (0,), (x, x), "not compatible"),
-            ("in_dims tuple longer than the inputs", lambda a: a, (0, 0), (x,), "not compatible"),
-            ("in_dims as a list", lambda a, b: a + b, [0, 0], (x, x), "expected `in_dims` to be int"),
-            ("in_dims float", lambda a: a, 0.0, (x,), "expected `in_dims` to be int"),
-            ("in_dims None", lambda a: a, None, (x,), "expected `in_dims` to be int"),
-            ("in_dims=2 of a 2-d input", lambda a: a, 2, (x,), "expected in_dim to satisfy"),
-            ("in_dims=-3 of a 2-d input", lambda a: a, -3, (x,), "expected in_dim to satisfy"),
-            ("in_dim 0 for a Python int", lambda a, n: a, (0, 0), (x, 3), "cannot vmap over non-Tensor"),
-            ("in_dim 1.0 inside the tuple", lambda a: a, (1.0,), (x,), "in_dim must be either"),
-            ("every in_dim None", lambda a: a, (None,), (x,), "at least one Tensor"),
-            ("no inputs", lambda: x, 0, (), "got no inputs"),
-            ("batch sizes 2 and 3 (in_dims=(0, 1) of one (2, 3) tensor)", lambda a, b: a, (0, 1), (x, x), "same size"),
-            ("batch sizes 2 and 4", lambda a, b: a + b, 0, (x, int_valued((4, 3))), "same size"),
+        cases = (  # error, label, func, in_dims, out_dims, args, message
+            (ValueError, "in_dims tuple shorter than inputs", lambda a, b: a + b, (0,), 0, (x, x), "not compatible"),
+            (ValueError, "in_dims tuple longer than the inputs", lambda a: a, (0, 0), 0, (x,), "not compatible"),
+            (ValueError, "in_dims as a list", lambda a, b: a + b, [0, 0], 0, (x, x), "expected `in_dims` to be int"),
+            (ValueError, "in_dims float", lambda a: a, 0.0, 0, (x,), "expected `in_dims` to be int"),
+            (ValueError, "in_dims None", lambda a: a, None, 0, (x,), "expected `in_dims` to be int"),
+            (ValueError, "in_dims=2 of a 2-d input", lambda a: a, 2, 0, (x,), "expected in_dim to satisfy"),
+            (ValueError, "in_dims=-3 of a 2-d input", lambda a: a, -3, 0, (x,), "expected in_dim to satisfy"),
+            (ValueError, "in_dim 0 for a Python int", lambda a, n: a, (0, 0), 0, (x, 3), "cannot vmap over non-Tensor"),
+            (ValueError, "in_dim 1.0 inside the tuple", lambda a: a, (1.0,), 0, (x,), "in_dim must be either"),
+            (ValueError, "every in_dim None", lambda a: a, (None,), 0, (x,), "at least one Tensor"),
+            (ValueError, "no inputs", lambda: x, 0, 0, (), "got no inputs"),
+            (ValueError, "batch sizes 2 and 3 (in_dims=(0, 1) of one (2, 3) tensor)", lambda a, b: a, (0, 1), 0,
+             (x, x), "same size"),
+            (ValueError, "batch sizes 2 and 4", lambda a, b: a + b, 0, 0, (x, int_valued((4, 3))), "same size"),
+            (ValueError, "a Python int returned", lambda t: 3, 0, 0, (x,), "must only return Tensors"),
+            (ValueError, "a batched output with out_dims=None", lambda t: t, 0, None, (x,),
+             "can not return a BatchedTensor"),
+            (ValueError, "out_dims float", lambda t: t, 0, 0.0, (x,), "`out_dims` must be an int"),
+            (ValueError, "out_dims tuple of 3 for 2 outputs", lambda t: (t, t), 0, (0, 0, 0), (x,), "not compatible"),
+            (ValueError, "out_dims tuple of 2 for one tensor", lambda t: t, 0, (0, 0), (x,), "not compatible"),
+            (ValueError, "out_dims list for a tuple output", lambda t: (t, t), 0, [0, 1], (x,), "not compatible"),
+            (IndexError, "out_dims=2 for a 2-d output", lambda t: t, 0, 2, (x,), "out of range"),
+            (IndexError, "out_dims=-3 for a 2-d output", lambda t: t, 0, -3, (x,), "out of range"),
         )
-        for label, func, in_dims, args, match in cases:
-            with self.subTest(label):
-                self.assert_raises_exactly(ValueError, label, torch.vmap(func, in_dims=in_dims), *args, match=match)
-
-    def test_vmap_rejects_bad_outputs_and_out_dims(self):
-        """Bad outputs or out_dims (non-tensor, batched for None, type, structure): ValueError; range: IndexError."""
-        x = int_valued((2, 3))
-        cases = (
-            (ValueError, "a Python int returned with out_dims=0", lambda t: 3, 0, "must only return Tensors"),
-            (ValueError, "a batched output with out_dims=None", lambda t: t, None, "can not return a BatchedTensor"),
-            (ValueError, "out_dims float", lambda t: t, 0.0, "`out_dims` must be an int"),
-            (ValueError, "out_dims tuple of 3 for 2 outputs", lambda t: (t, t), (0, 0, 0), "not compatible"),
-            (ValueError, "out_dims tuple of 2 for one tensor", lambda t: t, (0, 0), "not compatible"),
-            (ValueError, "out_dims list for a tuple output", lambda t: (t, t), [0, 1], "not compatible"),
-            (IndexError, "out_dims=2 for a 2-d output", lambda t: t, 2, "out of range"),
-            (IndexError, "out_dims=-3 for a 2-d output", lambda t: t, -3, "out of range"),
-        )
-        for error, label, func, out_dims, match in cases:
-            with self.subTest(label):
-                self.assert_raises_exactly(error, label, torch.vmap(func, out_dims=out_dims), x, match=match)
+        for error, label, func, in_dims, out_dims, args, match in cases:
+            with self.subTest(label), self.assert_raises_exactly(error, label, match=match):
+                torch.vmap(func, in_dims=in_dims, out_dims=out_dims)(*args)
 
     def test_vmap_rejects_bad_randomness_and_chunk_size_when_built(self):
         """At vmap(): bad randomness RuntimeError, chunk_size <= 0 ValueError; a non-callable: TypeError when called."""
-        def double(t):
-            return t * 2
-
-        self.assert_raises_exactly(RuntimeError, "randomness='bad'", torch.vmap, double, randomness="bad",
-                                   match="Only allowed values for randomness")
-        self.assert_raises_exactly(RuntimeError, "randomness='Same' (case matters)", torch.vmap, double,
-                                   randomness="Same", match="Only allowed values for randomness")
-        for chunk_size in (0, -1):
-            with self.subTest(f"chunk_size={chunk_size}"):
-                self.assert_raises_exactly(ValueError, f"chunk_size={chunk_size}", torch.vmap, double,
-                                           chunk_size=chunk_size, match="chunk_size should be None or greater than 0")
-        self.assert_raises_exactly(TypeError, "torch.vmap(3) is built; calling it", torch.vmap(3), int_valued((2, 3)))
+        for error, kwargs, match in ((RuntimeError, {"randomness": "bad"}, "Only allowed values for randomness"),
+                                     (RuntimeError, {"randomness": "Same"}, "Only allowed values for randomness"),
+                                     (ValueError, {"chunk_size": 0}, "chunk_size should be None or greater than 0"),
+                                     (ValueError, {"chunk_size": -1}, "chunk_size should be None or greater than 0")):
+            with self.subTest(str(kwargs)), self.assert_raises_exactly(error, f"torch.vmap(f, {kwargs})", match=match):
+                torch.vmap(torch.neg, **kwargs)
+        vmapped = torch.vmap(3)
+        with self.assert_raises_exactly(TypeError, "torch.vmap(3) is built; calling it"):
+            vmapped(int_valued((2, 3)))
 
 
 # --------------------------------------------------------------------------- threads
@@ -1136,43 +966,34 @@ class TestVmapThreads(TestCase):
     def test_levels_are_per_thread_in_both_directions(self):
         """Main holds a level: a worker sees none and vmaps at level 1; and the reverse, with a waiting worker."""
         x_cpu = int_valued((2, 3), device="cpu")
-        x = x_cpu.to(DEVICE)
-        seen = {}
+        x, entered, release, seen = x_cpu.to(DEVICE), threading.Event(), threading.Event(), []
 
-        def vmap_here(key):
+        def vmap_here():
             levels = []
-            seen[key] = (functorch_c.maybe_current_level(),
-                         torch.vmap(lambda t: levels.append(functorch_c.maybe_current_level()) or t * 2)(x),
-                         levels, functorch_c.maybe_current_level())
-
-        with vmap_level(2) as main_level:
-            run_in_thread(lambda: vmap_here("worker"))
-            self.assert_value(functorch_c.maybe_current_level(), main_level, "main thread's level after the worker")
-        before, out, inside, after = seen["worker"]
-        self.assert_value((before, inside, after), (None, [1], None),
-                          "worker: level before, inside and after its vmap while main holds level 1")
-        self.assert_tensor(out, x_cpu * 2, "worker's vmap result", device=DEVICE)
-
-        entered, release = threading.Event(), threading.Event()
+            out = torch.vmap(lambda t: levels.append(functorch_c.maybe_current_level()) or t * 2)(x)
+            return functorch_c.maybe_current_level(), levels, functorch_c.maybe_current_level(), out
 
         def hold_level():
             with vmap_level(3) as level:
-                seen["worker level"] = level
+                seen.append(level)
                 entered.set()
                 release.wait(timeout=30)
 
+        with vmap_level(2) as main_level:
+            *worker, worker_out = run_in_thread(vmap_here)
+            self.assert_value(functorch_c.maybe_current_level(), main_level, "main thread's level after the worker")
         holder = threading.Thread(target=hold_level)
         holder.start()
         try:
-            self.assert_true(entered.wait(timeout=30), "worker entered its level")
-            vmap_here("main")
+            self.assertTrue(entered.wait(timeout=30), "worker entered its level")
+            *main, main_out = vmap_here()
         finally:
             release.set()
             holder.join(timeout=30)
-        before, out, inside, after = seen["main"]
-        self.assert_value((seen["worker level"], before, inside, after), (1, None, [1], None),
-                          "(worker's level, main before, inside, after its vmap) while the worker holds a level")
-        self.assert_tensor(out, x_cpu * 2, "main's vmap result while the worker holds a level", device=DEVICE)
+        self.assert_value(worker, [None, [1], None], "worker: level before, inside, after its vmap (main holds 1)")
+        self.assert_value(seen + main, [1, None, [1], None], "worker's level; main's before, inside, after its vmap")
+        for label, out in (("worker's", worker_out), ("main's (the worker holds a level)", main_out)):
+            self.assert_tensor(out, x_cpu * 2, f"{label} vmap result", device=DEVICE)
 
 
 if __name__ == "__main__":
