@@ -13,15 +13,26 @@ Input classes where device ports break, and where they are covered:
 - call forms and parameters: ``TestConfigPatchCallForms`` (key + value, dict, keywords, the parameter
   names ``arg1``/``arg2``, empty), ``TestConfigPatchAsDecorator`` (function, method, generator function,
   plain class, ``unittest.TestCase`` class), ``TestConfigPatchRestore`` (nesting, reuse, re-entry);
-- dtypes: ``TestConfigPatchValueTypes`` patches one key of every value type the installed functorch
-  config holds (bool, int, float, str, None, list; a callable goes into a None-valued key) and values of
-  other types (no type check); ``TestConfigPatchComputationDtypes`` runs the computation driven under the
-  patch in float32, float64, float16, bfloat16, int64 and bool;
-- layouts and sizes: ``config.patch`` takes no tensor, so they apply only to the computation driven
-  under the patch: ``TestConfigPatchComputationLayouts`` (transposed, permuted, sliced with a step,
-  expanded, channels_last) and ``TestConfigPatchComputationSizes`` (batch 0, inner 0, 0-d, size-1 dims)
-  go through the one ``aot_function`` graph compiled under ``patch(cse=False)`` (shared by the three
-  computation classes, to keep compile time low) and must equal CPU eager on the contiguous copy;
+- value types: the space is the installed config itself: ``TestConfigPatchValueTypes`` patches every key
+  of ``get_config_copy()`` with another value of its default's type (bool, int, float, str, list; a
+  callable into None-valued keys), one at a time and all together, and values of other types (no type
+  check);
+- dtypes and layouts: ``config.patch`` takes no tensor, so they apply only to the computation driven under
+  the patch: ``aot_function`` graphs compiled under ``patch(cse=False)`` (one for the inputs with grad,
+  one for those without, to keep compile time low), every output compared with CPU eager on dtype,
+  layout, shape and values, and with eager on the device on strides. ``TestConfigPatchComputationDtypes``
+  enumerates ``all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool)`` (float32/64, float16,
+  bfloat16, complex64/128, uint8, int8/16/32/64, bool) through x*x + x*x, a bool mask, an int64 count
+  and, for ordered dtypes, an int64 argmax; uint16/32/64 and the float8 types the installed release has
+  are refused by upstream's CPU add kernel, and the compiled run must raise the same exception type.
+  float4_e2m1fn_x2 (no conversion kernel) and quantized dtypes (refused by these ops) never reach it.
+  ``TestConfigPatchComputationLayouts``: every memory format of rank 4 and 5 (contiguous, channels_last,
+  channels_last_3d), transposed, permuted, step-sliced, expanded (stride 0), the conj view of complex and
+  the neg view (``conj().imag``); sparse COO is accepted (layout and values compared), CSR/CSC/BSR/BSC
+  are refused by AOTAutograd's fake-tensor tracing with ``AssertionError`` (eager accepts them).
+  ``TestConfigPatchComputationSizes``: batch 0, inner 0, 0-d, size-1 dims. Sizes are distinct per dim,
+  values differ per position, plus deliberate square cases (int16 (3, 3), transposed (3, 3),
+  channels_last (3, 3, 3, 3)). Vmap levels do not apply (no vmap here);
 - side effects: the API mutates no tensor; its side effect is the config state: restore after nesting,
   reuse, exceptions and assignments (``TestConfigPatchRestore``), consistency with ``get_config_copy``,
   ``save_config`` and ``load_config`` (``TestConfigPatchSerialization``), a tensor used as a value is
@@ -39,23 +50,27 @@ Where upstream releases differ, the installed release's behaviour is asserted:
   values it had already saved, so the next enter of that object raises ``AssertionError`` (re-entry),
   from 2.12 it raises ``AttributeError`` again;
 - patched values are process-wide before 2.12 and thread-local from 2.12 (so one patch object can be
-  active in two threads at once only from 2.12).
+  active in two threads at once only from 2.12, and a patch a worker leaves entered dies with it);
+- a dtype without a CPU kernel raises ``NotImplementedError`` from 2.8 and ``RuntimeError`` before.
 
 On a CPU box every contract point is checked on the CPU against independently computed values. On an
 accelerator the computation driven under the patch runs on the device and must equal the CPU reference
-exactly (the inputs are small integer-valued numbers, exact in every dtype used).
+exactly (the inputs are small integer or half-integer numbers, exact in every dtype used), with the
+strides of eager on the device.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
+from torch_npu_testing import TestCase, run_tests, device_type, requires_api, run_in_thread, torch_version_at_least
 
 import contextlib
 import functools
+import math
 import pickle
 import re
-import threading
 import unittest
+import warnings
 
 import torch
 from torch._functorch import config
+from torch.testing._internal.common_dtype import all_types_and_complex_and
 
 DEVICE = device_type()
 
@@ -76,7 +91,6 @@ MSG_EXIT_NOT_ENTERED = "prior should not be empty when exiting ConfigPatch"
 
 MESSAGES_SINCE = "2.10"
 REENTRANT_AND_THREAD_LOCAL_SINCE = "2.12"
-THREAD_WAIT_S = 10.0
 
 
 # --------------------------------------------------------------------------- value builders
@@ -102,32 +116,6 @@ def installed_message(message_since_2_10):
     """Regex for the AssertionError text of the installed release: empty before 2.10."""
     want = message_since_2_10 if torch_version_at_least(MESSAGES_SINCE) else ""
     return "^" + re.escape(want) + "$"
-
-
-def run_in_thread(fn):
-    """Run ``fn`` in a new thread and return ``("ok", result)`` or ``("raised", exception)``."""
-    box = []
-
-    def target():
-        try:
-            box.append(("ok", fn()))
-        except BaseException as exc:  # reported to the calling test, which asserts on it
-            box.append(("raised", exc))
-
-    worker = threading.Thread(target=target)
-    worker.start()
-    worker.join(THREAD_WAIT_S)
-    return box[0] if box else ("raised", TimeoutError("worker thread did not finish"))
-
-
-def keys_by_type():
-    """One key per value type of the installed functorch config (public keys preferred), name order."""
-    chosen = {}
-    ordered = sorted(config.get_config_copy().items(),
-                     key=lambda kv: (kv[0].startswith("_"), kv[0] != kv[0].lower(), kv[0]))
-    for key, value in ordered:
-        chosen.setdefault(type(value), key)
-    return chosen
 
 
 def _marker_function():
@@ -161,7 +149,7 @@ class TestConfigPatchCallForms(TestCase):
         """patch("key", value) sets only that key while entered; __enter__ returns None; exit restores."""
         self.assert_value(current(*DEFAULTS), DEFAULTS, "before patch('debug_assert', True)")
         with config.patch("debug_assert", True) as bound:
-            self.assert_is(bound, None, "'with config.patch(...) as v' binds")
+            self.assertIs(bound, None, "'with config.patch(...) as v' binds")
             self.assert_value(current(*DEFAULTS), expected(debug_assert=True, cse=CSE_DEFAULT),
                               "inside patch('debug_assert', True)")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after patch('debug_assert', True)")
@@ -207,7 +195,7 @@ class TestConfigPatchCallForms(TestCase):
                              ("patch({})", config.patch({}))):
             with self.subTest(label):
                 with patch as bound:
-                    self.assert_is(bound, None, f"{label}: value bound by 'with ... as'")
+                    self.assertIs(bound, None, f"{label}: value bound by 'with ... as'")
                     self.assert_value(config.get_config_copy(), before, f"whole config inside {label}")
                 self.assert_value(config.get_config_copy(), before, f"whole config after {label}")
 
@@ -239,27 +227,34 @@ class TestConfigPatchCallForms(TestCase):
 
 
 class TestConfigPatchValueTypes(TestCase):
-    """Every value type the functorch config holds, and values of other types (no type check)."""
+    """Every key of the installed functorch config, with a value of its type and of other types (no type check)."""
 
-    def test_one_key_of_every_value_type_is_patched_exactly_and_restored(self):
-        """For one key per value type: inside, the very object patched in; after, the very object read before."""
-        chosen = keys_by_type()
-        for required in (bool, int, float, str, type(None)):
-            self.assert_true(required in chosen, f"functorch config holds a key of type {required.__name__} "
-                                                 f"(types found: {sorted(t.__name__ for t in chosen)})")
-        for value_type, key in chosen.items():
-            label = f"{value_type.__name__} key {key}"
+    def test_every_key_is_patched_with_a_value_of_its_type_and_restored(self):
+        """Every key of get_config_copy(), one at a time, then all together: the very object patched in, restored."""
+        before = config.get_config_copy()
+        by_type = {}
+        for key, value in before.items():
+            by_type.setdefault(type(value).__name__, []).append(key)
+        self.assertTrue(set(by_type) >= {"bool", "int", "float", "str", "NoneType"},
+                        f"value types of the functorch config keys: {sorted(by_type)}")
+        unknown = {name: keys for name, keys in by_type.items() if replacement_for(before[keys[0]]) is None}
+        self.assert_value(unknown, {}, "keys whose value type has no replacement value (extend replacement_for)")
+        replacements = {key: replacement_for(value) for key, value in before.items()}
+        for key, value in replacements.items():
+            label = f"{type(before[key]).__name__} key {key}"
             with self.subTest(label):
-                before = getattr(config, key)
-                value = replacement_for(before)
-                self.assert_true(value is not None, f"{label}: no replacement value for this type (extend the table)")
+                original = getattr(config, key)
                 with config.patch(key, value):
-                    self.assert_is(getattr(config, key), value, f"{label}: config.{key} inside the patch")
+                    self.assertIs(getattr(config, key), value, f"{label}: config.{key} inside the patch")
                     self.assert_value(typed(config.get_config_copy()[key]), typed(value),
                                       f"{label}: get_config_copy()[{key!r}] inside the patch")
-                self.assert_is(getattr(config, key), before, f"{label}: config.{key} after the patch")
-                self.assert_value(typed(config.get_config_copy()[key]), typed(before),
-                                  f"{label}: get_config_copy()[{key!r}] after the patch")
+                self.assertIs(getattr(config, key), original, f"{label}: config.{key} after the patch")
+        with config.patch(replacements):
+            inside = {key: getattr(config, key) for key in replacements}
+        self.assert_value({key: typed(value) for key, value in inside.items()},
+                          {key: typed(value) for key, value in replacements.items()},
+                          f"all {len(replacements)} keys patched together, read inside the patch")
+        self.assert_value(config.get_config_copy(), before, "the whole config after patching every key")
 
     def test_values_are_not_type_checked(self):
         """A bool key takes an int, str, float, None, list, callable or tensor as is (no coercion, no copy)."""
@@ -269,7 +264,7 @@ class TestConfigPatchValueTypes(TestCase):
         for label, value in cases:
             with self.subTest(label):
                 with config.patch({"debug_assert": value}):
-                    self.assert_is(config.debug_assert, value, f"debug_assert patched with {label}")
+                    self.assertIs(config.debug_assert, value, f"debug_assert patched with {label}")
                 self.assert_value(current(*DEFAULTS), DEFAULTS, f"after patching debug_assert with {label}")
         self.assert_tensor(tensor, torch.tensor([1.0, 2.0]), "the tensor used as a config value",
                            device=DEVICE)
@@ -280,7 +275,7 @@ class TestConfigPatchValueTypes(TestCase):
                              ("patch({'debug_assert': None})", config.patch({"debug_assert": None}))):
             with self.subTest(label):
                 with patch:
-                    self.assert_is(config.debug_assert, None, f"debug_assert inside {label}")
+                    self.assertIs(config.debug_assert, None, f"debug_assert inside {label}")
                 self.assert_value(current(*DEFAULTS), DEFAULTS, f"after {label}")
 
 
@@ -311,9 +306,9 @@ class TestConfigPatchAsDecorator(TestCase):
         for attribute in ("__name__", "__qualname__", "__doc__", "__module__"):
             self.assert_value(getattr(decorated, attribute), getattr(original, attribute),
                               f"{attribute} of the decorated function")
-        self.assert_is(getattr(decorated, "__wrapped__", None), original, "__wrapped__ of the decorated function")
-        self.assert_is(decorated(), True, "debug_assert seen by the decorated call")
-        self.assert_is(original(), DEBUG_ASSERT_DEFAULT, "debug_assert seen by the undecorated function")
+        self.assertIs(getattr(decorated, "__wrapped__", None), original, "__wrapped__ of the decorated function")
+        self.assertIs(decorated(), True, "debug_assert seen by the decorated call")
+        self.assertIs(original(), DEBUG_ASSERT_DEFAULT, "debug_assert seen by the undecorated function")
 
     def test_decorator_on_method_receives_self(self):
         """@patch on a method: self and arguments reach the method, the patch is active, then restored."""
@@ -329,7 +324,7 @@ class TestConfigPatchAsDecorator(TestCase):
 
         holder = Holder()
         returned = holder.record("first").record("second")
-        self.assert_is(returned, holder, "value returned by the decorated method (self)")
+        self.assertIs(returned, holder, "value returned by the decorated method (self)")
         self.assert_value(holder.calls, [("first", False, True), ("second", False, True)],
                           "(tag, cse, debug_assert) recorded by the decorated method")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the decorated method calls")
@@ -356,8 +351,8 @@ class TestConfigPatchAsDecorator(TestCase):
 
         decorated = config.patch(debug_assert=True)(Plain)
         instance = decorated("t")
-        self.assert_false(isinstance(decorated, type), "@patch on a plain class returns a function, not a class")
-        self.assert_is(type(instance), Plain, "type of the object the decorated class returns")
+        self.assertFalse(isinstance(decorated, type), "@patch on a plain class returns a function, not a class")
+        self.assertIs(type(instance), Plain, "type of the object the decorated class returns")
         self.assert_value((instance.tag, instance.seen), ("t", True), "(tag, debug_assert) seen by __init__")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after constructing through the decorated class")
 
@@ -378,15 +373,15 @@ class TestConfigPatchAsDecorator(TestCase):
                 seen.append(("tearDownClass", config.debug_assert))
 
         decorated = config.patch(debug_assert=True)(Inner)
-        self.assert_true(isinstance(decorated, type) and issubclass(decorated, Inner),
-                         "@patch on a TestCase class returns a subclass of it")
+        self.assertTrue(isinstance(decorated, type) and issubclass(decorated, Inner),
+                        "@patch on a TestCase class returns a subclass of it")
         self.assert_value((decorated.__name__, decorated.__qualname__, decorated.__module__),
                           (Inner.__name__, Inner.__qualname__, Inner.__module__),
                           "(__name__, __qualname__, __module__) of the decorated TestCase class")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after decorating a TestCase class, before running it")
         result = unittest.TestResult()
         unittest.defaultTestLoader.loadTestsFromTestCase(decorated).run(result)
-        self.assert_true(result.wasSuccessful(), f"inner TestCase result: {result.errors + result.failures}")
+        self.assertTrue(result.wasSuccessful(), f"inner TestCase result: {result.errors + result.failures}")
         self.assert_value(seen, [("setUpClass", True), ("test", True), ("tearDownClass", True)],
                           "(phase, debug_assert) seen by the decorated TestCase class")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after running the decorated TestCase class")
@@ -408,8 +403,8 @@ class TestConfigPatchAsDecorator(TestCase):
         unittest.defaultTestLoader.loadTestsFromTestCase(config.patch(debug_assert=True)(Failing)).run(result)
         self.assert_value((len(result.errors), result.testsRun), (1, 0),
                           "(errors, tests run) of the class whose setUpClass failed")
-        self.assert_true("ValueError: setUpClass failed" in result.errors[0][1],
-                         f"the class error is the setUpClass exception: {result.errors[0][1]}")
+        self.assertTrue("ValueError: setUpClass failed" in result.errors[0][1],
+                        f"the class error is the setUpClass exception: {result.errors[0][1]}")
         self.assert_value(seen, [("setUpClass", True)], "(phase, debug_assert) seen by the failing TestCase class")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the decorated class whose setUpClass failed")
 
@@ -453,11 +448,13 @@ class TestConfigPatchRestore(TestCase):
 
     def test_context_manager_restores_after_exception(self):
         """An exception inside the block propagates unchanged (not suppressed) and every key is restored."""
-        error = ValueError("raised inside the patch")
-        with self.assert_raises_exactly(ValueError, "exception raised inside a patch block") as caught:
+        error, caught = ValueError("raised inside the patch"), None
+        try:
             with config.patch(debug_assert=True, cse=False):
                 raise error
-        self.assert_is(caught.exception, error, "the exception leaving the block")
+        except ValueError as exc:
+            caught = exc
+        self.assertIs(caught, error, "the exception leaving the block (the very object raised inside)")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after an exception inside a patch block")
 
     def test_decorator_restores_after_exception(self):
@@ -469,8 +466,12 @@ class TestConfigPatchRestore(TestCase):
             raise error
 
         for call in range(2):
-            caught = self.assert_raises_exactly(KeyError, f"call {call} of a failing decorated function", failing)
-            self.assert_is(caught, error, f"call {call}: the exception leaving the decorator")
+            caught = None
+            try:
+                failing()
+            except KeyError as exc:
+                caught = exc
+            self.assertIs(caught, error, f"call {call}: the exception leaving the decorator")
             self.assert_value(current(*DEFAULTS), DEFAULTS, f"after failing call {call} of a decorated function")
 
     def test_patch_object_can_be_entered_again_after_exit(self):
@@ -497,8 +498,9 @@ class TestConfigPatchRestore(TestCase):
                 self.assert_value(current("debug_assert"), expected(debug_assert=True),
                                   "after the inner exit (restores the value seen at inner entry)")
             else:
-                self.assert_raises_exactly(AssertionError, f"re-entering an active patch on torch {torch.__version__}",
-                                           patch.__enter__, match=installed_message(MSG_REENTER))
+                with self.assert_raises_exactly(AssertionError, f"re-entering an active patch on {torch.__version__}",
+                                                match=installed_message(MSG_REENTER)):
+                    patch.__enter__()
                 self.assert_value(current("debug_assert"), expected(debug_assert=True),
                                   "after the refused re-entry, the first entry is still active")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after leaving the patch object")
@@ -508,12 +510,12 @@ class TestConfigPatchRestore(TestCase):
         with config.patch(debug_assert="outer"):
             never_entered = config.patch(debug_assert=True)
             if torch_version_at_least(REENTRANT_AND_THREAD_LOCAL_SINCE):
-                self.assert_raises_exactly(AssertionError, "exiting a patch that was never entered",
-                                           never_entered.__exit__, None, None, None,
-                                           match="^" + re.escape(MSG_EXIT_NOT_ENTERED) + "$")
+                with self.assert_raises_exactly(AssertionError, "exiting a patch that was never entered",
+                                                match="^" + re.escape(MSG_EXIT_NOT_ENTERED) + "$"):
+                    never_entered.__exit__(None, None, None)
             else:
-                self.assert_is(never_entered.__exit__(None, None, None), None,
-                               f"__exit__ of a never-entered patch on torch {torch.__version__}")
+                self.assertIs(never_entered.__exit__(None, None, None), None,
+                              f"__exit__ of a never-entered patch on torch {torch.__version__}")
             self.assert_value(current("debug_assert"), expected(debug_assert="outer"),
                               "after exiting a never-entered patch")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the outer patch")
@@ -580,13 +582,14 @@ class TestConfigPatchBadInput(TestCase):
                     with patch:
                         self.fail(f"the body of {label} ran")
                 self.assert_value(current(*DEFAULTS), DEFAULTS, f"after failing to enter {label}")
-        self.assert_false(hasattr(config, UNKNOWN_KEY), "hasattr(config, unknown key)")
+        self.assertFalse(hasattr(config, UNKNOWN_KEY), "hasattr(config, unknown key)")
 
     def test_non_string_key_in_dict_raises_attribute_error_when_entered(self):
         """patch({1: True}) builds; entering raises AttributeError naming the key."""
         patch = config.patch({1: True})
-        self.assert_raises_exactly(AttributeError, "entering patch({1: True})", patch.__enter__,
-                                   match="^" + re.escape("torch._functorch.config.1 does not exist") + "$")
+        with self.assert_raises_exactly(AttributeError, "entering patch({1: True})",
+                                        match="^" + re.escape("torch._functorch.config.1 does not exist") + "$"):
+            patch.__enter__()
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after failing to enter patch({1: True})")
 
     def test_unknown_key_in_decorator_raises_at_call_not_at_decoration(self):
@@ -597,15 +600,17 @@ class TestConfigPatchBadInput(TestCase):
         def body():
             calls.append(1)
 
-        self.assert_raises_exactly(AttributeError, "first call of a function decorated with an unknown key", body,
-                                   match=re.escape(f"{UNKNOWN_KEY} does not exist"))
+        with self.assert_raises_exactly(AttributeError, "first call of a function decorated with an unknown key",
+                                        match=re.escape(f"{UNKNOWN_KEY} does not exist")):
+            body()
         if torch_version_at_least(REENTRANT_AND_THREAD_LOCAL_SINCE):
-            self.assert_raises_exactly(AttributeError, "second call: the failed enter saved nothing", body,
-                                       match=re.escape(f"{UNKNOWN_KEY} does not exist"))
+            second = (AttributeError, "the failed enter saved nothing", re.escape(f"{UNKNOWN_KEY} does not exist"))
         else:
-            self.assert_raises_exactly(AssertionError, f"second call on torch {torch.__version__}: the failed enter "
-                                                       "kept the saved value of the known key", body,
-                                       match=installed_message(MSG_REENTER))
+            second = (AssertionError, "the failed enter kept the saved value of the known key",
+                      installed_message(MSG_REENTER))
+        with self.assert_raises_exactly(second[0], f"second call on torch {torch.__version__}: {second[1]}",
+                                        match=second[2]):
+            body()
         self.assert_value(calls, [], "calls of a decorated body despite the unknown key")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after calling a function decorated with an unknown key")
 
@@ -625,14 +630,15 @@ class TestConfigPatchBadInput(TestCase):
         )
         for label, args, kwargs, message in cases:
             with self.subTest(label):
-                self.assert_raises_exactly(AssertionError, f"patch(*{args!r}, **{kwargs!r})", config.patch,
-                                           *args, match=installed_message(message), **kwargs)
+                with self.assert_raises_exactly(AssertionError, f"patch(*{args!r}, **{kwargs!r})",
+                                                match=installed_message(message)):
+                    config.patch(*args, **kwargs)
                 self.assert_value(current(*DEFAULTS), DEFAULTS, f"after invalid patch ({label})")
 
     def test_too_many_positional_arguments_raise_type_error(self):
         """patch(key, value, extra) is refused by Python's signature check with TypeError."""
-        self.assert_raises_exactly(TypeError, "patch('debug_assert', True, False)", config.patch,
-                                   "debug_assert", True, False, match="positional argument")
+        with self.assert_raises_exactly(TypeError, "patch('debug_assert', True, False)", match="positional argument"):
+            config.patch("debug_assert", True, False)
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after patch with too many arguments")
 
 
@@ -645,37 +651,36 @@ class TestConfigPatchThreads(TestCase):
     def test_patch_in_main_thread_seen_by_a_worker_follows_installed_version(self):
         """A worker reads the main thread's patched value before 2.12 and the default from 2.12."""
         with config.patch(debug_assert=True):
-            outcome = run_in_thread(lambda: config.debug_assert)
-        want = DEBUG_ASSERT_DEFAULT if self.thread_local() else True
-        self.assert_value(outcome, ("ok", want), f"debug_assert read by a worker while the main thread is "
-                                                 f"patched (torch {torch.__version__})")
+            seen = run_in_thread(current, *DEFAULTS)
+        want = DEFAULTS if self.thread_local() else expected(debug_assert=True, cse=CSE_DEFAULT)
+        self.assert_value(seen, want, f"flags read by a worker while the main thread is patched "
+                                      f"(torch {torch.__version__})")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the threaded check")
 
-    def test_patch_in_a_worker_seen_by_main_thread_follows_installed_version(self):
-        """The main thread reads a worker's patched value before 2.12 and the default from 2.12."""
-        inside, release = threading.Event(), threading.Event()
+    def test_patch_left_entered_by_a_worker_follows_installed_version(self):
+        """A worker enters a patch and ends inside it: before 2.12 the main thread sees (and exits) it, from 2.12
+        the values died with the worker and exiting from the main thread raises AssertionError."""
+        patch = config.patch(debug_assert=True, cse=False)
 
         def worker():
-            with config.patch(debug_assert=True, cse=False):
-                inside.set()
-                if not release.wait(THREAD_WAIT_S):
-                    raise TimeoutError("main thread did not release the worker")
-                return current(*DEFAULTS)
+            patch.__enter__()
+            return current(*DEFAULTS)
 
-        box = []
-        thread = threading.Thread(target=lambda: box.append(worker()))
-        thread.start()
         try:
-            self.assert_true(inside.wait(THREAD_WAIT_S), "the worker entered its patch")
+            seen_by_worker = run_in_thread(worker)
             seen_by_main = current(*DEFAULTS)
         finally:
-            release.set()
-            thread.join(THREAD_WAIT_S)
+            if not self.thread_local():
+                patch.__exit__(None, None, None)
+        self.assert_value(seen_by_worker, expected(debug_assert=True, cse=False), "flags read by the worker inside")
         want = DEFAULTS if self.thread_local() else expected(debug_assert=True, cse=False)
-        self.assert_value(seen_by_main, want, f"flags read by the main thread while a worker is patched "
+        self.assert_value(seen_by_main, want, f"flags read by the main thread after the worker ended inside its patch "
                                               f"(torch {torch.__version__})")
-        self.assert_value(box, [expected(debug_assert=True, cse=False)], "flags read by the worker inside its patch")
-        self.assert_value(current(*DEFAULTS), DEFAULTS, "main thread after the worker left its patch")
+        if self.thread_local():
+            with self.assert_raises_exactly(AssertionError, "exiting, in the main thread, a patch entered by a worker",
+                                            match="^" + re.escape(MSG_EXIT_NOT_ENTERED) + "$"):
+                patch.__exit__(None, None, None)
+        self.assert_value(current(*DEFAULTS), DEFAULTS, "main thread at the end")
 
     def test_one_patch_object_active_in_two_threads_follows_installed_version(self):
         """A patch active in the main thread entered again by a worker: works from 2.12, AssertionError before."""
@@ -686,24 +691,55 @@ class TestConfigPatchThreads(TestCase):
                 return config.debug_assert
 
         with patch:
-            outcome = run_in_thread(worker)
+            if self.thread_local():
+                self.assertIs(run_in_thread(worker), True, "debug_assert read by the worker inside the shared patch")
+            else:
+                with self.assert_raises_exactly(AssertionError, f"worker entering a patch active in the main thread "
+                                                                f"(torch {torch.__version__})",
+                                                match=installed_message(MSG_REENTER)):
+                    run_in_thread(worker)
             self.assert_value(current("debug_assert"), expected(debug_assert=True),
                               "main thread, still inside its patch, after the worker finished")
-        if self.thread_local():
-            self.assert_value(outcome, ("ok", True), "debug_assert read by the worker inside the shared patch")
-        else:
-            self.assert_value((outcome[0], type(outcome[1]).__name__), ("raised", "AssertionError"),
-                              f"worker entering a patch active in the main thread (torch {torch.__version__})")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the shared patch")
 
 
 # --------------------------------------------------------------------------- computation under the patch
-EXACT_VALUES = (1.0, -2.0, 3.0, 0.5)  # x*x + x*x and its grad 4*x are exact in float16 and bfloat16 too
+# dtypes whose every op here works on upstream's CPU (each one's outputs are compared with eager) ...
+WORKING_DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool))
+# ... and the others the installed release has: CPU add has no kernel for them, which raises NotImplementedError
+# from 2.8 (pytorch#155470) and RuntimeError before.
+MISSING_KERNEL_ERROR = NotImplementedError if torch_version_at_least("2.8") else RuntimeError
+REFUSED_DTYPES = tuple(getattr(torch, name) for name in (
+    "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+    "float8_e8m0fnu") if hasattr(torch, name))
+# The ranks each memory format applies to (torch refuses channels_last for rank 5 and _3d for rank 4).
+MEMORY_FORMAT_SHAPES = ((torch.contiguous_format, (2, 3, 4, 5)), (torch.contiguous_format, (2, 3, 4, 5, 6)),
+                        (torch.channels_last, (2, 3, 4, 5)), (torch.channels_last, (3, 3, 3, 3)),
+                        (torch.channels_last_3d, (2, 3, 4, 5, 6)))
+# Sparse layouts: AOTAutograd traces COO inputs; compressed ones fail its fake-tensor conversion.
+SPARSE_ACCEPTED = {"sparse COO": lambda t: t.to_sparse()}
+SPARSE_REFUSED = {"sparse CSR": lambda t: t.to_sparse_csr(), "sparse CSC": lambda t: t.to_sparse_csc(),
+                  "sparse BSR (blocks 2x3)": lambda t: t.to_sparse_bsr((2, 3)),
+                  "sparse BSC (blocks 2x3)": lambda t: t.to_sparse_bsc((2, 3))}
+
+
+def position_values(dtype, shape):
+    """Values that differ per position, alternately small and large (i/2 modulo a prime above the count: rows are
+    not sorted), exact in ``dtype`` through 2*x*x: for 6 positions -2, 2, -1, 3, 0, 4 (floating ones halved)."""
+    count = math.prod(shape)
+    prime = next(m for m in range(count + 1, 2 * count + 3) if all(m % d for d in range(2, m)))
+    base = (torch.arange(count, dtype=torch.float64) * (prime // 2 + 1)) % prime - 2
+    if dtype is torch.bool:
+        return (base % 2 == 0).reshape(shape)
+    if dtype.is_complex:
+        return torch.complex(base / 2, base.flip(0) / 4).to(dtype).reshape(shape)
+    if dtype.is_floating_point:
+        return (base / 2).to(dtype).reshape(shape)
+    return (base + (0 if dtype.is_signed else 2)).to(dtype).reshape(shape)
 
 
 def grid(count):
-    """Integer-valued floats -count/2 .. count/2 - 1: x*x + x*x is exact in float32."""
-    return [float(v - count // 2) for v in range(count)]
+    return position_values(torch.float32, (count,))
 
 
 def duplicated_square(x):
@@ -716,78 +752,93 @@ def doubled(x):
     return x + x
 
 
-def case(input_class, label, values, dtype=torch.float32, shape=None, view=None, memory_format=None, grad=False,
-         fn=doubled):
+def dtype_outputs(x):
+    """x*x + x*x, a bool mask, an int64 count per row and, where the dtype is ordered, an int64 argmax per row."""
+    mask = x != 0
+    outputs = (duplicated_square(x), mask, mask.sum(-1))
+    return outputs if x.is_complex() or x.dtype is torch.bool else outputs + (x.argmax(-1),)
+
+
+def case(input_class, label, values, shape=None, view=None, memory_format=None, grad=False, fn=doubled):
     """An input of the computation: ``build(device)`` returns (leaf, the input derived from it by ``view``)."""
     def build(device):
-        leaf = torch.tensor(values, dtype=dtype, device=device)
-        if shape is not None:
-            leaf = leaf.reshape(shape)
-        if memory_format is not None:
-            leaf = leaf.to(memory_format=memory_format)
+        leaf = values.reshape(shape) if shape is not None else values
+        leaf = leaf.to(device=device, memory_format=memory_format or torch.preserve_format, copy=True)
         leaf.requires_grad_(grad)
         return leaf, (view(leaf) if view is not None else leaf)
     return input_class, label, build, fn
 
 
-# All inputs go through one graph (each traced op costs compile time, so the graph is kept small). The
-# dtype cases go through x*x + x*x, whose muls show the patched cse flag; float16 and bfloat16 also go
-# through the backward (float32's grad is checked by NESTED_CASE). The layout and size cases go through
-# x + x, the expanded and step-sliced ones through the backward too (a sum over the stride-0 dim, a
-# scatter into a strided leaf).
-COMPUTATION_CASES = (
-    case("dtype", "torch.float32 1-d", EXACT_VALUES, torch.float32, fn=duplicated_square),
-    case("dtype", "torch.float64 1-d", EXACT_VALUES, torch.float64, fn=duplicated_square),
-    case("dtype", "torch.float16 1-d (with grad)", EXACT_VALUES, torch.float16, grad=True, fn=duplicated_square),
-    case("dtype", "torch.bfloat16 1-d (with grad)", EXACT_VALUES, torch.bfloat16, grad=True, fn=duplicated_square),
-    case("dtype", "torch.int64 1-d (no grad)", [1, -2, 3, 0], torch.int64, fn=duplicated_square),
-    case("dtype", "torch.bool 1-d (no grad)", [True, False, True], torch.bool, fn=duplicated_square),
-    case("layout", "transposed 2-d", grid(6), shape=(2, 3), view=lambda t: t.t()),
-    case("layout", "permuted 3-d", grid(24), shape=(2, 3, 4), view=lambda t: t.permute(2, 0, 1)),
-    case("layout", "sliced with step 2 (with grad)", grid(8), view=lambda t: t[::2], grad=True),
-    case("layout", "expanded, stride 0 (with grad)", grid(3), view=lambda t: t.expand(2, 3), grad=True),
-    case("layout", "channels_last 4-d", grid(16), shape=(2, 2, 2, 2), memory_format=torch.channels_last),
-    case("size", "batch of 0 (0, 3)", [], shape=(0, 3)),
-    case("size", "inner dim of 0 (3, 0)", [], shape=(3, 0)),
-    case("size", "0-d", -3.0),
+# Inputs without grad: one inference graph (each traced op costs compile time: one graph for all).
+INFERENCE_CASES = (
+    *(case("dtype", f"{dtype} (2, 3)", position_values(dtype, (2, 3)), fn=dtype_outputs) for dtype in WORKING_DTYPES),
+    case("dtype", "torch.int16 square (3, 3)", position_values(torch.int16, (3, 3)), fn=dtype_outputs),
+    case("layout", "transposed (2, 3)", grid(6), shape=(2, 3), view=torch.t),
+    case("layout", "transposed square (3, 3)", grid(9), shape=(3, 3), view=torch.t),
+    case("layout", "permuted (2, 3, 4)", grid(24), shape=(2, 3, 4), view=lambda t: t.permute(2, 0, 1)),
+    case("layout", "sliced with steps (2, 3) of (4, 9)", grid(36), shape=(4, 9), view=lambda t: t[::2, ::3]),
+    *(case("layout", f"{fmt} {shape}", grid(math.prod(shape)), shape=shape, memory_format=fmt)
+      for fmt, shape in MEMORY_FORMAT_SHAPES),
+    case("layout", "neg view: conj().imag of complex128 (2, 3)", position_values(torch.complex128, (2, 3)),
+         view=lambda t: t.conj().imag, fn=duplicated_square),
+    *(case("layout", f"{label} (3, 4)", grid(12), shape=(3, 4), view=to_sparse)
+      for label, to_sparse in SPARSE_ACCEPTED.items()),
+    case("size", "batch of 0 (0, 3)", torch.tensor([]), shape=(0, 3)),
+    case("size", "inner dim of 0 (3, 0)", torch.tensor([]), shape=(3, 0)),
+    case("size", "0-d", torch.tensor(-3.0)),
     case("size", "size-1 dims (1, 3, 1)", grid(3), shape=(1, 3, 1)),
 )
-NESTED_CASE = case("nested", "float32 1-d under patch(cse=True) nested in patch(cse=False)", EXACT_VALUES, grad=True,
+# Inputs with grad: the joint graph, whose partitioner reads the cse flag (2 muls per x*x + x*x without it).
+GRAD_CASES = (
+    case("dtype", "torch.float16 (2, 3), with grad", position_values(torch.half, (2, 3)), grad=True,
+         fn=duplicated_square),
+    case("dtype", "torch.bfloat16 (2, 3), with grad", position_values(torch.bfloat16, (2, 3)), grad=True,
+         fn=duplicated_square),
+    case("layout", "conj view of complex64 (2, 3), with grad", position_values(torch.complex64, (2, 3)),
+         view=torch.conj, grad=True, fn=duplicated_square),
+    case("layout", "sliced with step 2, with grad", grid(8), view=lambda t: t[::2], grad=True),
+    case("layout", "expanded, stride 0, with grad", grid(3), view=lambda t: t.expand(2, 3), grad=True),
+)
+NESTED_CASE = case("nested", "float32 under patch(cse=True) nested in patch(cse=False)", grid(4), grad=True,
                    fn=duplicated_square)
 
 
-def muls_without_cse(cases):
-    """aten.mul count of the forward graph when CSE is off: two per x*x + x*x input."""
-    return sum(2 for *_, fn in cases if fn is duplicated_square)
+def as_tuple(outputs):
+    return outputs if isinstance(outputs, tuple) else (outputs,)
 
 
 def _backward(outputs):
     floating = [out for out in outputs if out.requires_grad]
-    torch.autograd.backward(floating, [torch.ones_like(out) for out in floating])
+    if floating:
+        torch.autograd.backward(floating, [torch.ones_like(out) for out in floating])
 
 
-def _compile_and_run(cases, *patches):
-    """The cases' functions compiled by aot_function and run (forward + backward) on DEVICE under ``patches``."""
+def _compile(functions, seen):
+    """``aot_function`` of the functions applied one per input; ``seen`` records what the forward compiler saw
+    and, in ``"counts"``, how many outputs each function returned when traced."""
     from torch._functorch.aot_autograd import aot_function, make_boxed_func
     from torch._functorch.partitioners import min_cut_rematerialization_partition
 
-    seen = {"compiles": 0}
-
     def forward_compiler(graph_module, example_inputs):
-        seen["compiles"] += 1
+        seen["compiles"] = seen.get("compiles", 0) + 1
         seen["cse"] = config.cse
         seen["muls"] = sum(1 for node in graph_module.graph.nodes
                            if node.op == "call_function" and node.target is torch.ops.aten.mul.Tensor)
         return make_boxed_func(graph_module)
 
-    functions = [fn for *_, fn in cases]
-
     def computation(*inputs):
-        return tuple(fn(x) for fn, x in zip(functions, inputs))
+        outputs = [as_tuple(fn(x)) for fn, x in zip(functions, inputs)]
+        seen["counts"] = [len(outs) for outs in outputs]
+        return tuple(out for outs in outputs for out in outs)
 
-    compiled = aot_function(computation, fw_compiler=forward_compiler,
-                            bw_compiler=lambda graph_module, _: make_boxed_func(graph_module),
-                            partition_fn=min_cut_rematerialization_partition)
+    return aot_function(computation, fw_compiler=forward_compiler, partition_fn=min_cut_rematerialization_partition,
+                        bw_compiler=lambda graph_module, _: make_boxed_func(graph_module))
+
+
+def _compile_and_run(cases, *patches):
+    """The cases' functions compiled by aot_function and run (forward + backward) on DEVICE under ``patches``."""
+    seen = {}
+    compiled = _compile([fn for *_, fn in cases], seen)
     with torch.enable_grad():  # the views of leaves that require grad must record it, whatever the grad mode
         built = [build(DEVICE) for _, _, build, _ in cases]
     inputs = [inp for _, inp in built]
@@ -798,55 +849,74 @@ def _compile_and_run(cases, *patches):
         _backward(outputs)
     with torch.enable_grad():
         again = compiled(*inputs)  # outside the patches: the graph compiled under them is reused
-    return {"seen": seen, "outputs": [out.detach() for out in outputs], "grads": [leaf.grad for leaf, _ in built],
-            "again": [out.detach() for out in again]}
+    counts = seen.pop("counts")
+    spans = [(sum(counts[:index]), count) for index, count in enumerate(counts)]
+    per_case = [[tuple(out.detach() for out in flat[start:start + count]) for start, count in spans]
+                for flat in (outputs, again)]
+    return {"cases": cases, "seen": seen, "outputs": per_case[0], "again": per_case[1],
+            "grads": [leaf.grad for leaf, _ in built]}
 
 
 @functools.lru_cache(maxsize=None)
 def aot_runs_under_patch():
-    """The two compiles shared by the computation tests (computed inside the first test that needs them).
+    """The compiles shared by the computation tests (computed inside the first test that needs them).
 
-    ``"all"``: every input class under ``patch(cse=False)`` (non-default: 2 muls per input prove the
-    patch reached AOTAutograd); ``"nested"``: one input under ``patch(cse=True)`` inside
-    ``patch(cse=False)`` (1 mul: the innermost patch wins).
+    ``"grad"`` and ``"inference"`` under ``patch(cse=False)`` (non-default: 2 muls per x*x + x*x in the
+    joint graph prove the patch reached AOTAutograd's partitioner); ``"nested"``: one input under
+    ``patch(cse=True)`` inside ``patch(cse=False)`` (1 mul: the innermost patch wins).
     """
-    return {"all": _compile_and_run(COMPUTATION_CASES, config.patch(cse=False)),
+    return {"grad": _compile_and_run(GRAD_CASES, config.patch(cse=False)),
+            "inference": _compile_and_run(INFERENCE_CASES, config.patch(cse=False)),
             "nested": _compile_and_run((NESTED_CASE,), config.patch(cse=False), config.patch("cse", True))}
 
 
-def cpu_reference(cases):
-    """Eager CPU results (outputs, grads) for ``cases``, each computed on the contiguous copy of its input."""
-    outputs, grads = [], []
+def resolved_copy(tensor):
+    """The contiguous, conj- and neg-resolved copy of a strided tensor; a sparse tensor as it is."""
+    return tensor.resolve_conj().resolve_neg().contiguous() if tensor.layout is torch.strided else tensor
+
+
+def eager_reference(build, fn):
+    """CPU eager (outputs, grad) on the resolved contiguous copy, and the output strides of eager on DEVICE."""
     with torch.enable_grad():
-        for _, _, build, fn in cases:
-            leaf, inp = build("cpu")
-            out = fn(inp.contiguous())
-            _backward([out])
-            outputs.append(out.detach())
-            grads.append(leaf.grad)
-    return outputs, grads
+        leaf, inp = build("cpu")
+        outputs = as_tuple(fn(resolved_copy(inp)))
+        _backward(outputs)
+    with torch.no_grad():
+        strides = [out.stride() if out.layout is torch.strided else None for out in as_tuple(fn(build(DEVICE)[1]))]
+    return [out.detach() for out in outputs], leaf.grad, strides
 
 
 class ComputationUnderPatch(TestCase):
-    """Base: compare one run of the computation driven under a patch with CPU eager, case by case."""
+    """Base: compare runs of the computation driven under a patch with eager, case by case, output by output."""
 
-    def check_run(self, run, cases, where, only_class=None):
-        ref_outputs, ref_grads = cpu_reference(cases)
-        self.assert_value(current(*DEFAULTS), DEFAULTS, f"after the aot_function run {where}")
-        for index, (input_class, label, _, _) in enumerate(cases):
-            if only_class is not None and input_class != only_class:
-                continue
-            with self.subTest(label):
-                what = f"{where}, {label}"
-                self.assert_tensor(run["outputs"][index], ref_outputs[index],
-                                   f"{what}: output on {DEVICE} vs CPU eager", device=DEVICE)
-                self.assert_tensor(run["again"][index], ref_outputs[index],
-                                   f"{what}: output of a second call outside the patch", device=DEVICE)
-                if ref_grads[index] is None:
-                    self.assert_is(run["grads"][index], None, f"{what}: grad of an input without requires_grad")
-                else:
-                    self.assert_tensor(run["grads"][index], ref_grads[index],
-                                       f"{what}: grad on {DEVICE} vs CPU eager", device=DEVICE)
+    def check_runs(self, input_class, *names):
+        runs = aot_runs_under_patch()
+        self.assert_value(current(*DEFAULTS), DEFAULTS, "after the aot_function runs under the patches")
+        for name in names:
+            run = runs[name]
+            for index, (case_class, label, build, fn) in enumerate(run["cases"]):
+                if case_class == input_class:
+                    with self.subTest(f"{name}: {label}"):
+                        self.check_case(run, index, f"{name} run, {label}", *eager_reference(build, fn))
+
+    def check_case(self, run, index, what, ref_outputs, ref_grad, ref_strides):
+        for key, call in (("outputs", "output"), ("again", "output of a second call outside the patch")):
+            self.assert_value(len(run[key][index]), len(ref_outputs), f"{what}: number of outputs ({call})")
+            for number, (out, ref, stride) in enumerate(zip(run[key][index], ref_outputs, ref_strides)):
+                self.assert_tensor(out, ref, f"{what}: {call} {number} on {DEVICE} vs CPU eager", device=DEVICE)
+                if stride is not None:
+                    self.assert_value(out.stride(), stride, f"{what}: strides of {call} {number} vs eager's")
+        if ref_grad is None:
+            self.assertIs(run["grads"][index], None, f"{what}: grad of an input without requires_grad")
+        else:
+            self.assert_tensor(run["grads"][index], ref_grad, f"{what}: grad on {DEVICE} vs CPU eager", device=DEVICE)
+
+    def check_refused(self, label, inp, exc_type, compiled):
+        """``compiled`` called on ``inp`` (on DEVICE) under patch(cse=False) raises exactly ``exc_type``."""
+        with self.assert_raises_exactly(exc_type, f"{label}: compiled on {DEVICE} under patch(cse=False)"):
+            with config.patch(cse=False):
+                compiled(inp.to(DEVICE))
+        self.assert_value(current(*DEFAULTS), DEFAULTS, f"{label}: after the refused run under the patch")
 
 
 @requires_api("torch._functorch.aot_autograd.aot_function")
@@ -854,34 +924,58 @@ class TestConfigPatchDrivesComputation(ComputationUnderPatch):
     """A patched flag reaches the AOTAutograd machinery that reads it, at compile time."""
 
     def test_patched_cse_flag_reaches_aot_autograd(self):
-        """Forward graph: 2 muls per input under patch(cse=False), 1 under a nested patch(cse=True); compiled once."""
+        """Forward graph: 2 muls per x*x + x*x under patch(cse=False), 1 under a nested patch(cse=True); one compile."""
         runs = aot_runs_under_patch()
-        muls = muls_without_cse(COMPUTATION_CASES)
-        self.assert_value(runs["all"]["seen"], {"compiles": 1, "cse": False, "muls": muls},
+        muls = 2 * sum(fn is duplicated_square for *_, fn in GRAD_CASES)
+        self.assert_value(runs["grad"]["seen"], {"compiles": 1, "cse": False, "muls": muls},
                           f"patch(cse=False): (compiles, cse, aten.mul count) seen by the forward compiler "
                           f"for {muls // 2} inputs through x*x + x*x")
+        self.assert_value((runs["inference"]["seen"]["compiles"], runs["inference"]["seen"]["cse"]), (1, False),
+                          "patch(cse=False), inputs without grad: (compiles, cse) seen by the forward compiler")
         self.assert_value(runs["nested"]["seen"], {"compiles": 1, "cse": True, "muls": 1},
                           "patch(cse=True) nested in patch(cse=False): (compiles, cse, aten.mul count) seen by "
                           "the forward compiler for 1 input")
-        self.check_run(runs["nested"], (NESTED_CASE,), "patch(cse=True) nested in patch(cse=False)")
+        self.check_runs("nested", "nested")
 
 
 @requires_api("torch._functorch.aot_autograd.aot_function")
 class TestConfigPatchComputationDtypes(ComputationUnderPatch):
-    """The computation compiled under patch(cse=False) in float32/64/16, bfloat16, int64 and bool."""
+    """The computation compiled under patch(cse=False) in every dtype of torch's dtype space."""
 
     def test_patched_computation_in_every_dtype_equals_eager(self):
-        """Outputs (and float16/bfloat16 grads) equal CPU eager exactly, dtype and device included."""
-        self.check_run(aot_runs_under_patch()["all"], COMPUTATION_CASES, "patch(cse=False)", only_class="dtype")
+        """Every output (float, int64 argmax/count, bool mask) and grad equals CPU eager: dtype, strides, values."""
+        self.check_runs("dtype", "inference", "grad")
+
+    def test_dtypes_without_cpu_kernels_are_refused_alike(self):
+        """uint16/32/64 and float8: upstream's CPU add refuses them (NotImplementedError, RuntimeError before 2.8),
+        eager and compiled under the patch (one graph, traced on the first call, run for every dtype)."""
+        self.assertTrue(REFUSED_DTYPES, "the installed release has unsigned and float8 dtypes")
+        compiled = _compile([duplicated_square], {})
+        for dtype in REFUSED_DTYPES:
+            with self.subTest(str(dtype)):
+                values = position_values(dtype, (2, 3))
+                with self.assert_raises_exactly(MISSING_KERNEL_ERROR, f"{dtype}: CPU eager x*x + x*x (the reference)"):
+                    duplicated_square(values)
+                self.check_refused(f"{dtype} (2, 3)", values, MISSING_KERNEL_ERROR, compiled)
 
 
 @requires_api("torch._functorch.aot_autograd.aot_function")
 class TestConfigPatchComputationLayouts(ComputationUnderPatch):
-    """Transposed, permuted, step-sliced, expanded and channels_last inputs of the computation under the patch."""
+    """Memory formats, strided views, conj/neg views and sparse layouts of the computation under the patch."""
 
-    def test_patched_computation_on_non_contiguous_inputs_equals_contiguous(self):
-        """Outputs for non-contiguous inputs under patch(cse=False) equal CPU eager on the contiguous copy."""
-        self.check_run(aot_runs_under_patch()["all"], COMPUTATION_CASES, "patch(cse=False)", only_class="layout")
+    def test_patched_computation_on_every_layout_equals_eager(self):
+        """Outputs for every layout equal CPU eager on the resolved contiguous copy; strides equal eager's."""
+        self.check_runs("layout", "inference", "grad")
+
+    def test_compressed_sparse_layouts_are_refused_by_aot_tracing(self):
+        """CSR, CSC, BSR and BSC inputs: AssertionError from AOTAutograd's fake-tensor tracing (eager accepts them)."""
+        dense = grid(24).reshape(4, 6)
+        for label, to_sparse in SPARSE_REFUSED.items():
+            with self.subTest(label), warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta state", UserWarning)
+                sparse = to_sparse(dense)
+                self.assert_tensor(doubled(sparse).to_dense(), doubled(dense), f"{label}: CPU eager x + x (accepted)")
+                self.check_refused(label, sparse, AssertionError, _compile([doubled], {}))
 
 
 @requires_api("torch._functorch.aot_autograd.aot_function")
@@ -890,7 +984,7 @@ class TestConfigPatchComputationSizes(ComputationUnderPatch):
 
     def test_patched_computation_on_edge_sizes_equals_eager(self):
         """Outputs for batch-0, inner-0, 0-d and size-1 inputs equal CPU eager, shape and dtype included."""
-        self.check_run(aot_runs_under_patch()["all"], COMPUTATION_CASES, "patch(cse=False)", only_class="size")
+        self.check_runs("size", "inference")
 
 
 del ComputationUnderPatch  # a base, not a test class of its own
