@@ -1,613 +1,316 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of ``python -m torch_npu_testing export`` over synthetic kits and Ascend-like checkouts.
+"""``export``: additive merge into Ascend files on real git clones of a fake Ascend repository.
 
-The checkouts are real git repositories in a temporary directory. Every refusal (not a checkout, not
-Ascend/pytorch, not its top level, unknown branch, uncommitted target, missing or non-exportable kit
-file, missing PR description) is checked to exit 2 with one line and to leave the checkout exactly as it was.
-The conversion is checked on its text (header, docstring and tests kept, kit import gone, helpers copied
-by AST from the kit's own portable.py and carried/ modules, lint-clean) and once by running an exported file against a
-stand-in ``torch_npu`` whose ``torch_npu.testing.testcase`` is PyTorch's TestCase, with this kit made
-unimportable (a few seconds: the run imports torch).
+Their lines stay byte for byte (``git diff --numstat``: 0 deleted), every merged test id stays, the kit's
+part is one block before their main guard, renamed on clashes, replaced in place by a re-export; branch
+names resolve as on a normal clone; ``--api`` selects files; bad input is one line, exit 2, nothing written.
 """
 import ast
-import inspect
-import json
-import os
-import re
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import pytest
+from export_repo import AOT, CONFIG, GRAD, KIT_PATCH, PATCH, VMAP, clone, git, make_kit, make_origin
 
-from torch_npu_testing import export, portable
-from torch_npu_testing.carried import device as carried_device
-from torch_npu_testing.carried import testcase as carried_testcase
-from torch_npu_testing.export import branchmap
 from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.common.errors import UsageError
+from torch_npu_testing.export import merge, plan
 
-KIT_HEADER = export.KIT_HEADER
-IMPORT_LINE = "from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least\n"
-
-SYNTHETIC_TEST = KIT_HEADER + '''"""Synthetic API-consistency file: exercises every kit name the exporter rewrites.
-
-Why it exists: it proves the exported form keeps the docstring and the tests and runs without the kit.
-"""
-''' + IMPORT_LINE + '''
-import unittest
-
-import torch
-
-DEVICE = device_type()
-
-
-class TestSyntheticApi(TestCase):
-    def test_add_matches_cpu(self):
-        """torch.add on DEVICE equals the CPU result."""
-        x = torch.arange(4.0)
-        torch.testing.assert_close(torch.add(x.to(DEVICE), 1).cpu(), torch.add(x, 1), rtol=0, atol=0)
-
-    def test_version_gate(self):
-        """torch_version_at_least agrees with the installed release."""
-        self.assertTrue(torch_version_at_least("1.0"))
-        self.assertFalse(torch_version_at_least("999.0"))
-
-    @requires_api("torch.no_such_api_for_export_tests", since="99.0")
-    def test_missing_api_skips(self):
-        """A missing API skips with the reason."""
-        raise AssertionError("must have been skipped")
-
-    @unittest.skipUnless(os.environ.get("EXPORT_TEST_LEAK") == "1", "leak check only when asked")
-    def test_leaks_grad_mode(self):
-        """Leaves grad mode changed: the carried state guard must fail it by name."""
-        torch.set_grad_enabled(not torch.is_grad_enabled())
-
-
-if __name__ == "__main__":
-    run_tests()
-'''.replace("import unittest\n", "import os\nimport unittest\n", 1)
-
-SECOND_TEST = KIT_HEADER + '''"""Second synthetic file (test/npu): device only."""
-from torch_npu_testing import TestCase, run_tests, device_type
-
-import torch
-
-DEVICE = device_type()
-
-
-class TestSecond(TestCase):
-    def test_ones(self):
-        """torch.ones on DEVICE is all ones."""
-        self.assertTrue(bool(torch.ones(2, device=DEVICE).eq(1).all()))
-
-
-if __name__ == "__main__":
-    run_tests()
-'''
-
-# Bytes a text round trip would change: CRLF, trailing spaces, no final newline, a non-UTF-8 byte.
-PATCH_BYTES = (b"diff --git a/test/functorch/test_x.py b/test/functorch/test_x.py\r\n"
-               b"index 0123456..89abcde 100644\n--- a/test/functorch/test_x.py\n+++ b/test/functorch/test_x.py\n"
-               b"@@ -1 +1 @@\n-device = 'cuda'   \n+device = 'npu' \xff")
-
-FILE_A = "test/functorch/test_synthetic_api.py"
-FILE_B = "test/npu/test_second.py"
-PATCH = "test_upstream/test/functorch/test_x.py.patch"
-
-
-def branch_map(left_out=None):
-    return {
-        "format": export.BRANCHES_FORMAT,
-        "files": {FILE_A: {"title": "synthetic api"}, FILE_B: {"title": "second"}, PATCH: {"title": "x"}},
-        "branches": {
-            "master": {"torch": "2.13.0", "test_files": [FILE_A, FILE_B], "upstream_patches": [PATCH],
-                       "left_out": {}},
-            "v2.7.1": {"torch": "2.7.1", "test_files": [FILE_B], "upstream_patches": [],
-                       "left_out": left_out or {FILE_A: "absent in 2.7.1"}},
-        },
-    }
-
-
-def write(root, rel, content):
-    path = os.path.join(str(root), rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb" if isinstance(content, bytes) else "w") as handle:
-        handle.write(content)
-    return path
-
-
-def run_git(root, *args):
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=str(root),
-                          check=True, capture_output=True, text=True).stdout
+CLONE_API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 
 
 @pytest.fixture
-def kit(tmp_path):
-    root = tmp_path / "kit"
-    write(root, FILE_A, SYNTHETIC_TEST)
-    write(root, FILE_B, SECOND_TEST)
-    write(root, PATCH, PATCH_BYTES)
-    mapping = root / "branches.json"
-    mapping.write_text(json.dumps(branch_map()))
-    return root
+def repo(tmp_path, monkeypatch):
+    """``(origin, kit)`` with plan.exported_patches pointing at the tmp kit's v2.12 patch."""
+    monkeypatch.setattr(plan, "exported_patches", lambda base, kit: [(KIT_PATCH, PATCH)] if base == "v2.12" else [])
+    return make_origin(tmp_path / "src"), make_kit(tmp_path)
 
 
-def make_ascend(root, setup_text='from setuptools import setup\nsetup(name="torch_npu")\n', npu_pkg=True,
-                test_npu=True):
-    os.makedirs(str(root), exist_ok=True)
-    run_git(root, "init", "-q")
-    write(root, "setup.py", setup_text)
-    if npu_pkg:
-        write(root, "torch_npu/__init__.py", "")
-    if test_npu:
-        write(root, "test/npu/test_existing.py", "import torch_npu\n")
-    write(root, "test/functorch/.keep", "")
-    run_git(root, "add", "-A")
-    run_git(root, "commit", "-q", "-m", "base")
-    return root
-
-
-@pytest.fixture
-def ascend(tmp_path):
-    return make_ascend(tmp_path / "ascend")
-
-
-@pytest.fixture
-def use_map(kit, monkeypatch):
-    """Make the CLI read the synthetic branch map."""
-    monkeypatch.setattr(branchmap, "BRANCHES_FILE", str(kit / "branches.json"))
-    return kit
-
-
-def snapshot(root):
-    """Every file's bytes (outside .git) plus git status: what 'nothing written' is compared with."""
-    files = {}
-    for dirpath, dirnames, filenames in os.walk(str(root)):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            with open(path, "rb") as handle:
-                files[os.path.relpath(path, str(root))] = handle.read()
-    status = None
-    if os.path.isdir(os.path.join(str(root), ".git")):
-        status = subprocess.run(["git", "status", "--porcelain"], cwd=str(root), capture_output=True, text=True,
-                                check=False).stdout
-    return files, status
-
-
-def cli(argv, capsys):
-    code = cli_main(["export", *argv])
+def run(capsys, *argv):
+    code = cli_main(["export", *map(str, argv)])
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def assert_refused(argv, capsys, checkout, pattern):
-    before = snapshot(checkout)
-    code, out, err = cli(argv, capsys)
-    assert code == 2, (out, err)
-    assert out == ""
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("torch_npu_testing: error: "), err
-    assert re.search(pattern, lines[0]), lines[0]
-    assert snapshot(checkout) == before, "a refused export changed the checkout"
-    return lines[0]
+def ids(text):
+    return set(merge.test_ids(ast.parse(text)))
 
 
-# --------------------------------------------------------------------------- the happy path
-def test_export_writes_branch_files_at_upstream_paths(use_map, ascend, capsys):
-    code, out, err = cli(["master", str(ascend), "--kit", str(use_map), "--year", "2026"], capsys)
+def numstat(dest):
+    rows = [line.split("\t") for line in git(dest, "diff", "--numstat").splitlines()]
+    return {path: (int(added), int(deleted)) for added, deleted, path in rows}
+
+
+def status(dest):
+    return git(dest, "status", "--porcelain", "--untracked-files=all")
+
+
+def snapshot(dest):
+    return {p: p.read_bytes() for p in Path(dest).rglob("*") if p.is_file() and ".git" not in p.parts}
+
+
+def test_master_keeps_their_lines_and_tests_adds_one_block_and_is_idempotent(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "master")
+    before = {rel: (dest / rel).read_text() for rel in (GRAD, CONFIG, VMAP, AOT)}
+    code, out, err = run(capsys, "master", dest, "--kit", kit)
     assert code == 0, err
-    for rel in (FILE_A, FILE_B, PATCH):
-        assert os.path.isfile(os.path.join(str(ascend), rel)), rel
-        assert re.search(rf"^  create\s+{re.escape(rel)}", out, re.MULTILINE), out
-    assert "suggested commit title:\n  [API一致性] add tests for synthetic api, second + upstream x patch (master)" in out
-    status = run_git(ascend, "status", "--porcelain", "--untracked-files=all")
-    assert sorted(line[3:] for line in status.splitlines()) == sorted([FILE_A, FILE_B, PATCH])
+    assert f"master -> master ({git(dest, 'rev-parse', 'HEAD')[:12]})" in out
+    stats = numstat(dest)
+    assert set(stats) == {GRAD, CONFIG, VMAP, AOT}        # nothing outside test/ on master
+    kit_lines = len((kit / GRAD).read_text().splitlines())
+    for rel, (added, deleted) in stats.items():
+        text = (dest / rel).read_text()
+        assert deleted == 0 and added <= kit_lines + plan.CARRIED_LIMIT, (rel, added, deleted)
+        assert ids(before[rel]) < ids(text)
+        last = ast.parse(text).body[-1]
+        assert text.count(merge.BEGIN_MARK) == 1 and text.endswith("\n    run_tests()\n") and last.lineno > len(
+            text[:text.index(merge.END_MARK)].splitlines())
+        assert text.count("if __name__ ==") == 1 and "torch_npu_testing" not in text
+    assert "their lines changed: none" in out
+    first = snapshot(dest)
+    code, out, _ = run(capsys, "master", dest, "--kit", kit)
+    assert code == 0 and out.count("unchanged") == 4 and snapshot(dest) == first
 
 
-def test_exported_patch_is_byte_identical(use_map, ascend, capsys):
-    assert cli(["master", str(ascend), "--kit", str(use_map)], capsys)[0] == 0
-    with open(os.path.join(str(ascend), PATCH), "rb") as handle:
-        assert handle.read() == PATCH_BYTES
+def test_clashing_names_are_renamed_on_the_kit_side_only(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "master")
+    theirs = (dest / CONFIG).read_text()
+    assert run(capsys, "master", dest, "--kit", kit)[0] == 0
+    text = (dest / CONFIG).read_text()
+    block = text[text.index(merge.BEGIN_MARK):text.index(merge.END_MARK)]
+    assert "class KitTestCase(" in block and "def kit_device_type(" in block
+    assert "from torch._functorch import config as kit_config" in block and "\ndevice = kit_device_type()" in block
+    assert "class TestKitSmallFixtureApi(KitTestCase):" in block and "kit_config.patch(debug_assert=True)" in block
+    assert text.replace(block, "").replace(merge.END_MARK + "\n\n\n", "") == theirs
+    assert "\nimport torch\n" not in block         # the same import as theirs is not repeated
+    assert 'acc.type if (acc := torch.accelerator.current_accelerator()) else "cpu"' in text
+    compile(text, CONFIG, "exec")
+    grad = (dest / GRAD).read_text()
+    assert "\nkit_device = device_type()" in grad and "kit_doubled" not in grad and "\ndevice = 'npu:0'" in grad
 
 
-def test_left_out_files_are_not_exported_and_said_why(use_map, ascend, capsys):
-    code, out, _ = cli(["v2.7.1", str(ascend), "--kit", str(use_map)], capsys)
-    assert code == 0
-    assert os.path.isfile(os.path.join(str(ascend), FILE_B))
-    assert not os.path.exists(os.path.join(str(ascend), FILE_A))
-    assert not os.path.exists(os.path.join(str(ascend), PATCH))
-    assert f"left out on v2.7.1:\n  {FILE_A}: absent in 2.7.1" in out
+def test_carried_block_is_small_and_holds_only_what_the_file_uses(repo, tmp_path, capsys):
+    origin, _ = repo
+    kit = make_kit(tmp_path / "k2", "kit_no_thread_api.py")
+    dest = clone(origin, tmp_path / "master")
+    assert run(capsys, "master", dest, "--kit", kit)[0] == 0
+    text = (dest / GRAD).read_text()
+    assert "def run_in_thread" not in text and "threading" not in text and "def requires_api" not in text
+    full = (Path(plan.__file__).parents[1] / "runtime" / "carried.py").read_text()
+    carried = full[full.index("# --- carried: begin"):full.index("# --- carried: end")]
+    assert len(carried.splitlines()) - 1 <= plan.CARRIED_LIMIT
+    assert "carried helper: " in run(capsys, "master", dest, "--kit", kit, "--dry-run")[1]
 
 
-def test_dry_run_writes_nothing(use_map, ascend, capsys):
-    before = snapshot(ascend)
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert code == 0 and out.startswith("would write branch master")
-    assert snapshot(ascend) == before
+def test_real_kit_files_merge_with_a_carried_part_within_the_limit(repo, tmp_path, capsys):
+    origin, _ = repo
+    dest = clone(origin, tmp_path / "master")
+    kit_root = Path(plan.__file__).parents[2]
+    result = plan.plan_export(kit_root, "master", dest)
+    for target in result.targets:
+        if target.kind == plan.TEST_FILE:
+            assert 0 < target.carried_lines <= plan.CARRIED_LIMIT and not target.changed_lines, target.rel_path
+            assert set(target.their_ids) <= set(ids(target.content.decode())), target.rel_path
 
 
-def test_second_export_reports_unchanged_and_replaces_changed_files(use_map, ascend, capsys):
-    assert cli(["master", str(ascend), "--kit", str(use_map)], capsys)[0] == 0
-    run_git(ascend, "add", "-A")
-    run_git(ascend, "commit", "-q", "-m", "exported")
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map)], capsys)
-    assert code == 0 and re.search(rf"^  unchanged\s+{re.escape(FILE_A)}", out, re.MULTILINE), out
-    assert "git add" not in out
-    write(use_map, FILE_B, SECOND_TEST.replace("is all ones", "holds ones"))
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map)], capsys)
-    assert code == 0 and re.search(rf"^  replace\s+{re.escape(FILE_B)}", out, re.MULTILINE), out
-    assert f"  git add {FILE_B}\n" in out
+def test_reexport_after_a_kit_change_replaces_the_block_in_place(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "master")
+    assert run(capsys, "master", dest, "--kit", kit)[0] == 0
+    git(dest, "commit", "-qam", "first export")
+    (kit / GRAD).write_text((kit / GRAD).read_text().replace("return tensor * 2", "return tensor + tensor"))
+    code, out, _ = run(capsys, "master", dest, "--kit", kit, "--api", CLONE_API)
+    assert code == 0 and "update" in out
+    assert numstat(dest) == {GRAD: (1, 1)}
+    assert (dest / GRAD).read_text().count(merge.BEGIN_MARK) == 1
 
 
-def test_replacing_keeps_the_mode_and_an_unchanged_file_is_not_rewritten(use_map, ascend, capsys):
-    assert cli(["master", str(ascend), "--kit", str(use_map)], capsys)[0] == 0
-    os.chmod(os.path.join(str(ascend), FILE_B), 0o755)
-    run_git(ascend, "add", "-A")
-    run_git(ascend, "commit", "-q", "-m", "exported")
-    inode_a = os.stat(os.path.join(str(ascend), FILE_A)).st_ino
-    write(use_map, FILE_B, SECOND_TEST.replace("is all ones", "holds ones"))
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map)], capsys)
-    assert code == 0 and re.search(rf"^  replace\s+{re.escape(FILE_B)}", out, re.MULTILINE), out
-    assert os.stat(os.path.join(str(ascend), FILE_B)).st_mode & 0o777 == 0o755
-    assert os.stat(os.path.join(str(ascend), FILE_A)).st_ino == inode_a
-    with open(os.path.join(str(ascend), FILE_B), encoding="utf-8") as handle:
-        assert "holds ones" in handle.read()
-    assert [name for name in os.listdir(os.path.join(str(ascend), "test", "npu")) if name.startswith(".")] == []
+def test_normal_clone_branch_names_resolve_and_say_which_ref(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "c")
+    code, _, err = run(capsys, "v2.7.1", dest, "--kit", kit)
+    assert code == 2 and "does not contain v2.7.1" in err and len(err.strip().splitlines()) == 1
+    assert status(dest) == ""
+    git(dest, "checkout", "-q", "--detach", "origin/v2.7.1")
+    code, out, _ = run(capsys, "v2.7.1", dest, "--kit", kit)
+    assert code == 0 and out.startswith(f"v2.7.1 -> origin/v2.7.1 ({git(dest, 'rev-parse', 'HEAD')[:12]})")
+    assert "create   test/functorch/test_vmap_add_batch_dim_api.py" in out.replace("create  ", "create   ")
+    assert f"{AOT}: torch._functorch.aot_autograd.aot_" in out and "does not exist in torch 2.7.1" in out
+    created = (dest / VMAP).read_text()
+    assert created.startswith("# Copyright (c) ") and created.count(merge.BEGIN_MARK) == 1
+    assert "def run_tests" in created and created.endswith('    run_tests()\n')
+    first = snapshot(dest)
+    assert run(capsys, "v2.7.1", dest, "--kit", kit)[0] == 0 and snapshot(dest) == first
 
 
-# --------------------------------------------------------------------------- refusals
-def test_refuses_unknown_branch(use_map, ascend, capsys):
-    assert_refused(["v9.9.9", str(ascend), "--kit", str(use_map)], capsys, ascend,
-                   r"unknown branch 'v9\.9\.9': use one of master, v2\.7\.1")
+def test_two_remote_candidates_refuse_listing_them(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "c")
+    git(dest, "remote", "add", "fork", str(origin))
+    git(dest, "fetch", "-q", "fork")
+    code, _, err = run(capsys, "v2.7.1", dest, "--kit", kit)
+    assert code == 2 and "origin/v2.7.1" in err and "fork/v2.7.1" in err and status(dest) == ""
 
 
-def test_refuses_a_directory_that_is_not_a_git_work_tree(use_map, tmp_path, capsys):
-    plain = tmp_path / "plain"
-    write(plain, "setup.py", 'setup(name="torch_npu")\n')
-    write(plain, "torch_npu/__init__.py", "")
-    write(plain, "test/npu/x.py", "")
-    assert_refused(["master", str(plain), "--kit", str(use_map)], capsys, plain, r"is not a git work tree")
+def test_api_selects_only_its_file_and_the_patch_goes_where_the_branch_keeps_it(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "c", "v2.7.1")
+    code, out, _ = run(capsys, "v2.7.1", dest, "--kit", kit, "--api", CLONE_API)
+    assert code == 0 and [line[3:] for line in status(dest).splitlines()] == [GRAD]
+    dest12 = clone(origin, tmp_path / "c12", "v2.12.0")
+    assert run(capsys, "v2.12.0", dest12, "--kit", kit, "--api", CLONE_API)[0] == 0
+    assert PATCH not in status(dest12)
+    aot = "torch._functorch.aot_autograd.aot_compile_joint_with_descriptors"
+    assert run(capsys, "v2.12.0", dest12, "--kit", kit, "--api", aot)[0] == 0
+    assert (dest12 / PATCH).read_text() == (kit / KIT_PATCH).read_text() and AOT in status(dest12)
+    assert not any(p.startswith("test_upstream") for p in numstat(clone(origin, tmp_path / "m")) or [])
 
 
-def test_refuses_a_missing_destination(use_map, tmp_path, capsys):
-    code, _, err = cli(["master", str(tmp_path / "nowhere"), "--kit", str(use_map)], capsys)
-    assert code == 2 and "is not a directory" in err
-
-
-@pytest.mark.parametrize("kwargs, missing", [
-    ({"npu_pkg": False}, "torch_npu/__init__.py"),
-    ({"test_npu": False}, "test/npu/"),
-    ({"setup_text": "from setuptools import setup\nsetup(name='other')\n"}, "setup.py naming torch_npu"),
+@pytest.mark.parametrize("argv, message", [
+    (["v9.9.9"], "unknown Ascend/pytorch branch"),
+    (["v2.10.0"], "is in maintenance"),
+    (["v2.7.1", "--api", "torch.no_such.api"], "unknown target API"),
+    (["v2.7.1", "--api", "torch._functorch.aot_autograd.aot_export_joint_with_descriptors"], "nothing to export"),
 ])
-def test_refuses_a_git_checkout_that_is_not_ascend_pytorch(use_map, tmp_path, capsys, kwargs, missing):
-    other = make_ascend(tmp_path / "other", **kwargs)
-    assert_refused(["master", str(other), "--kit", str(use_map)], capsys, other,
-                   rf"does not look like an Ascend/pytorch checkout \(missing: {re.escape(missing)}\)")
+def test_bad_branch_or_api_is_one_line_and_writes_nothing(repo, tmp_path, capsys, argv, message):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "c", "v2.7.1")
+    code, out, err = run(capsys, argv[0], dest, "--kit", kit, *argv[1:])
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and status(dest) == ""
 
 
-def test_refuses_a_subdirectory_of_the_checkout(use_map, ascend, capsys):
-    assert_refused(["master", str(ascend / "test"), "--kit", str(use_map)], capsys, ascend,
-                   r"is inside the git work tree .*; give the top of the checkout")
+def test_bad_destinations_and_broken_files_refuse_and_write_nothing(repo, tmp_path, capsys):
+    origin, kit = repo
+    assert run(capsys, "master", tmp_path / "missing", "--kit", kit)[0] == 2
+    (tmp_path / "plain").mkdir()
+    assert "not a git work tree" in run(capsys, "master", tmp_path / "plain", "--kit", kit)[2]
+    dest = clone(origin, tmp_path / "c")
+    assert "give the top" in run(capsys, "master", dest / "test", "--kit", kit)[2]
+    (dest / CONFIG).write_text((dest / CONFIG).read_text() + merge.BEGIN_MARK + "\n")
+    dirty = snapshot(dest)
+    code, _, err = run(capsys, "master", dest, "--kit", kit)
+    assert code == 2 and "repair it by hand" in err and snapshot(dest) == dirty
+    git(dest, "checkout", "-q", "--", CONFIG)
+    (kit / GRAD).write_text((kit / GRAD).read_text() + "from torch_npu_testing import find_api\n")
+    code, _, err = run(capsys, "master", dest, "--kit", kit)
+    assert code == 2 and "exactly one top-level" in err and status(dest) == ""
 
 
-@pytest.mark.parametrize("change", ["modified", "staged", "untracked", "deleted"])
-def test_refuses_uncommitted_changes_on_a_target_path(use_map, ascend, capsys, change):
-    write(ascend, FILE_B, "old content\n")
-    run_git(ascend, "add", FILE_B)
-    run_git(ascend, "commit", "-q", "-m", "has the file")
-    if change == "modified":
-        write(ascend, FILE_B, "local edit\n")
-    elif change == "staged":
-        write(ascend, FILE_B, "staged edit\n")
-        run_git(ascend, "add", FILE_B)
-    elif change == "untracked":
-        write(ascend, FILE_A, "someone's work in progress\n")
-    else:
-        os.unlink(os.path.join(str(ascend), FILE_B))
-    line = assert_refused(["master", str(ascend), "--kit", str(use_map)], capsys, ascend,
-                          r"target paths in .* have uncommitted changes")
-    assert (FILE_A if change == "untracked" else FILE_B) in line
+def test_disabled_list_entries_matching_kit_tests_are_warned_about(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "c")
+    code, out, _ = run(capsys, "master", dest, "--kit", kit, "--dry-run")
+    assert code == 0 and status(dest) == ""
+    assert "kit test TestKitSmallFixtureApi.test_doubled_on_the_device matches" in out
+    assert "TestSomethingElse" not in out
 
 
-def test_uncommitted_changes_elsewhere_do_not_block(use_map, ascend, capsys):
-    write(ascend, "test/npu/test_existing.py", "edited elsewhere\n")
-    assert cli(["master", str(ascend), "--kit", str(use_map)], capsys)[0] == 0
+def test_plan_at_ref_reads_the_branch_without_its_work_tree(repo, tmp_path):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "c")          # master checked out; v2.7.1 only as origin/v2.7.1
+    at_ref = plan.plan_at_ref(kit, "v2.7.1", dest, [CLONE_API])
+    assert (at_ref.ref, [t.rel_path for t in at_ref.targets]) == ("origin/v2.7.1", [GRAD])
+    target = at_ref.targets[0]
+    assert target.action == "update" and target.diff().startswith(f"--- a/{GRAD}\n+++ b/{GRAD}\n")
+    assert not [line for line in target.diff().splitlines()[2:] if line.startswith("-")]
+    git(dest, "checkout", "-q", "v2.7.1")
+    in_tree = plan.plan_export(kit, "v2.7.1", dest, [CLONE_API])
+    assert (in_tree.ref, in_tree.commit) == ("v2.7.1", at_ref.commit)
+    assert [t.content for t in in_tree.targets] == [target.content]     # the bytes pr describes are export's
 
 
-def test_refuses_when_a_kit_file_is_missing(use_map, ascend, capsys):
-    os.unlink(os.path.join(str(use_map), PATCH))
-    assert_refused(["master", str(ascend), "--kit", str(use_map)], capsys, ascend,
-                   rf"the kit at .* lacks {re.escape(PATCH)} \(listed for master\)")
+def test_cli_refusal_in_a_subprocess_is_one_line_exit_2(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "torch_npu_testing", "export", "master", str(tmp_path)],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1 and not result.stdout
 
 
-@pytest.mark.parametrize("edit, pattern", [
-    (lambda text: text.replace('"""Second synthetic file (test/npu): device only."""',
-                               '"""Run with TORCH_NPU_TESTING_DEVICE=cpu."""'),
-     r"test/npu/test_second\.py:3: still refers to this kit after export \('TORCH_NPU_TESTING'"),
-    (lambda text: text.replace("bool(torch.ones(2, device=DEVICE).eq(1).all())",
-                               "torch.ones(2), torch.ones(2), atol=0"
-                               ).replace("assertTrue", "assertEqual"),
-     r"test_second\.py:\d+: self\.assertEqual\(\.\.\., atol=\.\.\.\) raises TypeError with torch_npu's TestCase"),
-    (lambda text: text.replace(KIT_HEADER, "# Copyright (c) someone else\n"),
-     r"test_second\.py:1: does not start with the kit's two-line license header"),
-    (lambda text: text.replace("DEVICE = device_type()",
-                               "DEVICE = device_type()\n\n\nclass GlobalStateGuard:\n    pass"),
-     r"defines 'GlobalStateGuard', a name the exported helpers define too"),
-    (lambda text: text.replace("import torch\n", "import torch\nfrom torch_npu_testing.device import resolve_device\n"),
-     r"imports the kit other than by the one line"),
-    (lambda text: text.replace("device_type\n", "device_type as dt\n"),
-     r"imports device_type as dt from the kit"),
+def test_list_names_files_and_left_out_per_branch(capsys):
+    code, out, _ = run(capsys, "--list")
+    assert code == 0 and "v2.7.1:" in out and f"left out: {AOT}" in out and "v2.10.0" not in out
+    sections, name = {}, None
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            name = line.rstrip(":")
+        sections.setdefault(name, []).append(line)
+    assert set(sections) == {"master", "v2.12.0", "v2.11.0", "v2.7.1"}
+    for name in ("master", "v2.7.1"):
+        assert not any("test_upstream" in line for line in sections[name]), name
+    for name in ("v2.12.0", "v2.11.0"):
+        assert any(line.startswith("  test_upstream/test/") for line in sections[name]), name
+
+
+RENAME_SOURCE = '''import os
+from torch._functorch import config
+def device_type(x, config=1):
+    return config + x
+class TestCase(object):
+    device_type = 3
+    def f(self):
+        return device_type(1), self.device_type, TestCase, "device_type"
+def g():
+    global os
+    os = 2
+    return [device_type for device_type in range(3)], g(device_type=device_type), (lambda config: config)
+print(f"{device_type(2)} {config}")
+'''
+
+
+def test_rename_touches_module_level_names_only():
+    from torch_npu_testing.export.rename import rename_module_names
+    renamed = rename_module_names(RENAME_SOURCE, {"device_type": "kit_device_type", "config": "kit_config",
+                                                  "TestCase": "KitTestCase", "os": "kit_os"})
+    assert renamed.splitlines() == [
+        "import os as kit_os", "from torch._functorch import config as kit_config",
+        "def kit_device_type(x, config=1):", "    return config + x", "class KitTestCase(object):",
+        "    device_type = 3", "    def f(self):",
+        '        return kit_device_type(1), self.device_type, KitTestCase, "device_type"', "def g():",
+        "    global kit_os", "    kit_os = 2",
+        "    return [device_type for device_type in range(3)], g(device_type=kit_device_type), "
+        "(lambda config: config)",
+        'print(f"{kit_device_type(2)} {kit_config}")']
+
+
+@pytest.mark.parametrize("line, message", [
+    ("from . import helpers\n", "relative and __future__"),
+    ("from os.path import *\n", "`import *`"),
+    ("import torch_npu_testing.runtime\n", "exactly one top-level"),
 ])
-def test_refuses_kit_files_that_cannot_be_exported_and_writes_none(use_map, ascend, capsys, edit, pattern):
-    # FILE_A converts fine and comes first: it must not be written either.
-    write(use_map, FILE_B, edit(SECOND_TEST))
-    assert_refused(["master", str(ascend), "--kit", str(use_map)], capsys, ascend, pattern)
+def test_kit_files_of_another_shape_are_refused(line, message):
+    from torch_npu_testing.common.errors import UsageError
+    from torch_npu_testing.export.kitfile import parse_kit_file
+    text = (Path(__file__).parent / "fixtures" / "kit" / "kit_small_api.py").read_text()
+    with pytest.raises(UsageError, match=message.replace("*", r"\*")):
+        parse_kit_file("x.py", text.replace("import torch\n", "import torch\n" + line, 1))
+    with pytest.raises(UsageError, match="license header"):
+        parse_kit_file("x.py", text.split("\n", 2)[2])
 
 
-def test_refuses_a_report_path_that_does_not_exist(use_map, ascend, capsys):
-    assert_refused(["master", str(ascend), "--kit", str(use_map), "--report", str(use_map / "nope.md")],
-                   capsys, ascend, r"--report .*nope\.md: no such file")
+def test_kit_code_reading_a_name_their_file_rebinds_is_refused():
+    from torch_npu_testing.common.errors import UsageError
+    from torch_npu_testing.export.carry import load_carried
+    from torch_npu_testing.export.kitfile import parse_kit_file
+    text = (Path(__file__).parent / "fixtures" / "kit" / "kit_no_thread_api.py").read_text()
+    kit = parse_kit_file("x.py", text.replace("DEVICE = device_type()", "DEVICE = device_type()\nSIZE = len('abc')"))
+    theirs = "import torch\n\nlen = 3\n\n\nif __name__ == '__main__':\n    pass\n"
+    with pytest.raises(UsageError, match="reads len, which this file defines"):
+        merge.merge_into(kit, theirs, load_carried(), "x.py")
+    merged = merge.merge_into(kit, theirs.replace("len = 3", "size = 3"), load_carried(), "x.py")
+    assert merged.text.startswith("import torch\n\nsize = 3\n\n\n# --- API") and merged.their_ids == []
 
 
-def test_refuses_missing_arguments(capsys):
-    code, _, err = cli([], capsys)
-    assert code == 2 and "give BRANCH and DEST" in err
-
-
-# --------------------------------------------------------------------------- report and listing
-def description_facts(plan_files, problems=()):
-    return json.dumps({"format": "torch_npu_testing.pr/1", "problems": list(problems),
-                       "plan": {"files": [{"path": rel, "sha256": digest} for rel, digest in plan_files.items()]}})
-
-
-def exported_digests(kit_root, ascend_root, branch="master"):
-    import hashlib
-    targets = export.convert_branch_files(str(kit_root), branch, branch_map()["branches"][branch])
-    return {target.rel_path: hashlib.sha256(target.content).hexdigest() for target in targets}
-
-
-def test_names_the_pr_description_or_how_to_make_it(use_map, ascend, capsys):
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert code == 0
-    assert (f"pull request description: none found (reports/pr-master.md); make it with: python -m "
-            f"torch_npu_testing pr master --ascend {ascend} --results .tox/results --out reports") in out
-    description = write(use_map, "reports/pr-master.md", "# description\n")
-    write(use_map, "reports/pr-master.json", description_facts(exported_digests(use_map, ascend)))
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert code == 0, out
-    assert f"pull request description to paste: {description}" in out
-    assert "not backed" not in out
-    explicit = write(use_map, "elsewhere/pr.md", "x\n")
-    write(use_map, "elsewhere/pr.json", description_facts(exported_digests(use_map, ascend)))
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run", "--report", explicit], capsys)
-    assert code == 0 and f"pull request description to paste: {explicit}" in out
-
-
-def test_exits_1_after_writing_when_the_description_is_not_backed(use_map, ascend, capsys):
-    write(use_map, "reports/pr-master.md", "# description\n")
-    write(use_map, "reports/pr-master.json", description_facts(exported_digests(use_map, ascend),
-                                                               ["no results for env master_213"]))
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map)], capsys)
-    assert code == 1
-    assert os.path.isfile(os.path.join(str(ascend), FILE_A)), "the files are still written"
-    assert "the description is not backed by results yet:\n  - no results for env master_213" in out
-
-
-def test_exits_1_when_the_description_describes_other_bytes(use_map, ascend, capsys):
-    digests = exported_digests(use_map, ascend)
-    digests[FILE_A] = "0" * 64
-    write(use_map, "reports/pr-master.md", "# description\n")
-    write(use_map, "reports/pr-master.json", description_facts(digests))
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert code == 1
-    assert f"the description is stale: {FILE_A} differs from what it describes" in out
-    write(use_map, "reports/pr-master.json", "{not json")
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert code == 1 and "pr-master.json (the facts behind the description) cannot be read" in out
-
-
-def test_commit_title_for_the_real_branch_map():
-    data = export.load_branch_map()
-    master = data["branches"]["master"]
-    title = export.commit_title("master", master["test_files"] + master["upstream_patches"], data)
-    assert title == ("[API一致性] add tests for config.patch, _add_batch_dim, aot_*_joint_with_descriptors, "
-                     "grad-mode switches + upstream test_aot_joint_with_descriptors patch (master)")
-    old = data["branches"]["v2.7.1"]
-    assert export.commit_title("v2.7.1", old["test_files"], data) == \
-        "[API一致性] add tests for config.patch, _add_batch_dim, grad-mode switches (v2.7.1)"
-
-
-def test_list_shows_the_real_branch_map(capsys):
-    code, out, _ = cli(["--list"], capsys)
-    assert code == 0
-    for branch in ("master (torch 2.13.0):", "v2.12.0 (torch 2.12.0):", "v2.11.0 (torch 2.11.0):",
-                   "v2.7.1 (torch 2.7.1):"):
-        assert branch in out
-
-
-def test_real_branch_map_matches_api_availability_and_patch_bases():
-    """The aot joint test file goes to every branch whose torch has the API (not v2.7.1); the upstream
-    patch only to master, the one branch whose upstream file it was made against."""
-    data = export.load_branch_map()
-    test_file = "test/functorch/test_aot_joint_with_descriptors_api.py"
-    patch = "test_upstream/test/functorch/test_aot_joint_with_descriptors.py.patch"
-    assert set(data["branches"]) == {"master", "v2.12.0", "v2.11.0", "v2.7.1"}
-    for name, entry in data["branches"].items():
-        listed = set(entry["test_files"]) | set(entry["upstream_patches"])
-        assert (test_file in listed) == (name != "v2.7.1"), name
-        assert (patch in listed) == (name == "master"), name
-        assert set(entry["left_out"]) == {test_file, patch} - listed, name
-        assert "test/npu/test_locally_disabling_gradient_omputation.py" in listed
-        assert listed <= set(data["files"]), listed - set(data["files"])
-
-
-def test_branch_map_rejects_paths_outside_the_tree(tmp_path):
-    bad = branch_map()
-    bad["branches"]["master"]["test_files"] = ["../escape.py"]
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(bad))
-    with pytest.raises(UsageError, match=r"'\.\./escape\.py' is not a plain relative path"):
-        export.load_branch_map(str(path))
-
-
-# --------------------------------------------------------------------------- the converted text
-def exported_text(kit_root, rel=FILE_A):
-    with open(os.path.join(str(kit_root), rel)) as handle:
-        text, problems = export.convert_test_file(rel, handle.read(), export.ascend_header(2026))
-    assert problems == []
-    return text
-
-
-def test_exported_file_has_ascend_header_docstring_and_no_kit_reference(kit):
-    text = exported_text(kit)
-    assert text.startswith(export.ascend_header(2026))
-    assert "# Licensed under the BSD 3-Clause License  (the \"License\");\n" in text
-    assert ast.get_docstring(ast.parse(text)) == ast.get_docstring(ast.parse(SYNTHETIC_TEST))
-    assert not re.search(r"torch[_-]npu[_-]testing", text, re.IGNORECASE)
-    assert "SPDX" not in text and "kit contributors" not in text
-    assert "import torch_npu  # noqa: F401" in text
-    assert "\nfrom torch_npu.testing" not in text  # imported inside the carried functions, by device
-    assert "class TestCase(StateGuardMixin, PortableAssertionsMixin, device_base_test_case(device_type())):" in text
-
-
-def test_exported_tests_are_unchanged(kit):
-    def top_level_segments(source):
-        tree = ast.parse(source)
-        return [ast.get_source_segment(source, node) for node in tree.body
-                if not isinstance(node, (ast.Import, ast.ImportFrom))
-                and ast.get_source_segment(source, node) is not None]
-    original = top_level_segments(SYNTHETIC_TEST)
-    exported = top_level_segments(exported_text(kit))
-    # The original's statements (docstring, DEVICE, the test class, the main guard) appear in order.
-    positions = [exported.index(segment) for segment in original]
-    assert positions == sorted(positions)
-
-
-def test_helpers_are_copied_from_the_kits_own_modules(kit):
-    """The exported helpers are the kit's real code: portable.py and carried/, byte for byte."""
-    text = exported_text(kit)
-    for helper in (portable.StateGuardMixin, portable.GlobalStateGuard, portable.PortableAssertionsMixin,
-                   portable.requires_api, portable.has_api, portable.parse_version, portable.torch_version_at_least,
-                   carried_device.resolve_device, carried_device.device_type, carried_device.available_accelerator,
-                   carried_testcase.TestCase, carried_testcase.run_tests, carried_testcase.device_base_test_case):
-        assert inspect.getsource(helper) in text, helper.__name__
-    second = exported_text(kit, FILE_B)
-    assert "def requires_api" not in second and "def parse_version" not in second  # only what is used
-    assert "def run_tests" in second and "def device_type" in second
-
-
-def test_inline_takes_only_the_closure_of_the_wanted_names():
-    gate = export.inline_helpers(["requires_api"])
-    assert gate.names == ["_is_missing_module", "has_api", "_failing_with", "requires_api"]
-    assert gate.stdlib_imports == ["import importlib", "import unittest"]
-    version = export.inline_helpers(["torch_version_at_least"])
-    assert version.names == ["parse_version", "torch_version_at_least"] and version.stdlib_imports == ["import re"]
-    device = export.inline_helpers(["device_type"])
-    assert "StateGuardMixin" not in device.names and {"resolve_device", "_DEVICE_CHOICE"} <= set(device.names)
-    case = export.inline_helpers(["TestCase"])
-    assert {"GlobalStateGuard", "PortableAssertionsMixin", "device_type", "device_base_test_case"} <= set(case.names)
-    # carried.testcase imports the kit's device_type; the carried twin is what gets copied
-    assert "def device_type():" in case.code and "TORCH_NPU_TESTING" not in case.code
-    with pytest.raises(UsageError, match="does not define no_such_helper"):
-        export.inline_helpers(["no_such_helper"])
-
-
-def test_inline_refuses_ambiguous_or_missing_carried_definitions():
-    sources = {"torch_npu_testing.portable": "def helper():\n    return 1\n",
-               "torch_npu_testing.carried.device": "def helper():\n    return 2\n",
-               "torch_npu_testing.carried.testcase": ("from ..device import helper, other\n\n\n"
-                                                      "def run_tests():\n    return helper()\n\n\n"
-                                                      "def TestCase():\n    return other()\n")}
-    with pytest.raises(UsageError, match=r"cannot carry helper .*defined in torch_npu_testing.portable, "):
-        export.inline_helpers(["run_tests"], sources)
-    with pytest.raises(UsageError, match=r"cannot carry other .*defined by no carried source"):
-        export.inline_helpers(["TestCase"], sources)
-
-
-def test_stdlib_imports_join_the_files_first_stdlib_group():
-    assert export.merge_stdlib_imports(["import os", "import unittest", "", "import torch"],
-                                       ["import importlib", "import os", "import re"]) \
-        == ["import importlib", "import os", "import re", "import unittest", "", "import torch"]
-    assert export.merge_stdlib_imports(["import torch"], ["import re"]) == ["import re", "", "import torch"]
-    assert export.merge_stdlib_imports(["import os"], ["import os"]) == ["import os"]
-
-
-def test_exported_file_is_lint_clean(kit, tmp_path):
-    if subprocess.run([sys.executable, "-m", "flake8", "--version"], capture_output=True, check=False).returncode:
-        pytest.skip("flake8 is not installed in this interpreter: lint of the exported file not checked")
-    for rel in (FILE_A, FILE_B):
-        path = write(tmp_path, rel, exported_text(kit, rel))
-        lint = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--max-line-length", "120", path],
-                              capture_output=True, text=True, check=False)
-        assert lint.returncode == 0, lint.stdout + lint.stderr
-
-
-def make_standin(root):
-    """A torch_npu without CANN: ``torch.npu.is_available()`` is False; the testcase module is PyTorch's."""
-    write(root, "torch_npu/__init__.py", textwrap.dedent('''\
-        import types
-
-        import torch
-
-        if not hasattr(torch, "npu"):
-            torch.npu = types.SimpleNamespace(is_available=lambda: False)
-    '''))
-    write(root, "torch_npu/testing/__init__.py", "")
-    write(root, "torch_npu/testing/testcase.py",
-          "from torch.testing._internal.common_utils import TestCase, run_tests  # noqa: F401\n")
-    # Any import of this kit from an exported file fails loudly.
-    write(root, "torch_npu_testing.py", 'raise ImportError("an exported file imported torch_npu_testing")\n')
-    return root
-
-
-def outcome(output, test_name):
-    """The verbose unittest result of one test: ``name (id)`` [docstring line] `` ... RESULT``."""
-    match = re.search(rf"^{test_name} \([^)]*\)\n(?:[^\n]*? )?\.\.\. ([^\n]*)$", output, re.MULTILINE)
-    return match.group(1) if match else None
-
-
-def test_exported_file_runs_on_cpu_with_a_standin_torch_npu_and_without_the_kit(kit, tmp_path, clean_env):
-    path = write(tmp_path / "ascend", FILE_A, exported_text(kit))
-    standin = make_standin(tmp_path / "standin")
-    env = clean_env(PYTHONPATH=str(standin), EXPORT_TEST_LEAK="1", TORCH_DEVICE_BACKEND_AUTOLOAD="0")
-    run = subprocess.run([sys.executable, path, "-v"], capture_output=True, text=True, env=env,
-                         cwd=str(tmp_path), timeout=600, check=False)
-    output = run.stdout + run.stderr
-    assert "an exported file imported torch_npu_testing" not in output
-    assert outcome(output, "test_add_matches_cpu") == "ok", output
-    assert outcome(output, "test_version_gate") == "ok", output
-    assert re.match(r"skipped 'no_such_api_for_export_tests requires torch >= 99\.0",
-                    outcome(output, "test_missing_api_skips")), output
-    # The carried state guard is live: the leaking test fails by name, the others pass.
-    assert outcome(output, "test_leaks_grad_mode") == "FAIL", output
-    assert re.search(r"test_leaks_grad_mode leaked global state: grad mode: was (True|False), left", output), output
-    assert "FAILED (failures=1, skipped=1)" in output and run.returncode == 1, output
-
-
-def test_a_file_that_imports_torch_npu_itself_gets_no_second_import(kit):
-    text = SECOND_TEST.replace("import torch\n", "import torch\nimport torch_npu\n", 1)
-    new_text, problems = export.convert_test_file(FILE_B, text, export.ascend_header(2026))
-    assert problems == [] and new_text.count("import torch_npu") == 1
-
-
-def test_conversion_counts_lines_as_python_does(kit):
-    # A form feed and a LINE SEPARATOR in the docstring: str.splitlines would see extra lines there.
-    text = SECOND_TEST.replace("device only.", "device\x0c only\u2028 (odd breaks).")
-    new_text, problems = export.convert_test_file(FILE_B, text, export.ascend_header(2026))
-    assert problems == [] and "device\x0c only\u2028 (odd breaks)." in new_text
-    assert "torch_npu_testing" not in new_text and "def device_type" in new_text
-
-
-def test_notes_name_the_patch_base_and_kit_mentions_inside_it(use_map, ascend, capsys):
-    upstream = {"repo": "pytorch/pytorch", "tag": None, "commit": "0099ec9f1e34286980b5e35da6173ff6f19c0e33"}
-    manifest = {"format": 1, "patches": {"test/functorch/test_x.py.patch": {
-        "upstream": upstream, "base_blob": "e595e334543e1722bc9a2522ed8e03466ee0343f"}}}
-    write(use_map, "test_upstream/manifest.json", json.dumps(manifest))
-    write(use_map, PATCH, PATCH_BYTES.replace(b"device = 'npu'", b"device = $TORCH_NPU_TESTING_DEVICE"))
-    code, out, _ = cli(["master", str(ascend), "--kit", str(use_map), "--dry-run"], capsys)
-    assert code == 0
-    assert f"notes:\n  {PATCH}: made against pytorch/pytorch 0099ec9f1e34 (file blob e595e334543e)\n" in out
-    assert f"  {PATCH}: copied byte for byte, and it mentions TORCH_NPU_TESTING (1 times)" in out
+def test_a_file_without_main_guard_gets_one_and_the_changed_last_line_is_reported(repo, tmp_path, capsys):
+    origin, kit = repo
+    dest = clone(origin, tmp_path / "c")
+    text = (dest / CONFIG).read_text()
+    (dest / CONFIG).write_text(text[:text.index("\n\n\nif __name__")])       # no guard, no final newline
+    git(dest, "commit", "-qam", "their file without a main guard")
+    code, out, _ = run(capsys, "master", dest, "--kit", kit, "--api", "torch._functorch.config.patch")
+    merged = (dest / CONFIG).read_text()
+    last = "their lines changed: line 32: self.assertEqual(values.device.type, device_type)"
+    assert code == 0 and numstat(dest)[CONFIG][1] == 1 and last in out
+    assert merged.endswith("# --- API-consistency kit: end ---\n\n\nif __name__ == \"__main__\":\n    run_tests()\n")
+    assert "\nclass KitTestCase(" in merged and "def run_tests" not in merged     # their run_tests runs it all

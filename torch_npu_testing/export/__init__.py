@@ -1,33 +1,24 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""``export``: write one Ascend branch's contribution into an Ascend/pytorch checkout.
+"""``export``: add the kit's tests to the files of one Ascend/pytorch branch, keeping everything merged there.
 
-    python -m torch_npu_testing export BRANCH DEST [--kit DIR] [--report PATH] [--dry-run]
-    python -m torch_npu_testing export --list
+    python -m torch_npu_testing export BRANCH DEST [--api NAME]... [--kit DIR] [--dry-run]
+    python -m torch_npu_testing export --list [--api NAME]...
 
-Each Ascend/pytorch branch (``master``, ``v2.12.0``, ``v2.11.0``, ``v2.7.1``) gets one pull request. The
-stages, one module each:
+Each kit test file goes to the same path in DEST. A file the branch has keeps every line of theirs; the
+kit's tests, with the small carried helper they use, are one marked block before their main guard, renamed
+on any name clash, replaced in place by a re-export. A file the branch lacks is created. Upstream patches
+go only where the branch keeps them (``test_upstream/`` on v2.12.0 and v2.11.0). The stages:
 
-- :mod:`.branchmap`: which kit files a branch gets (``export_branches.json``), and what is left out, why;
-- :mod:`.checkout`: DEST is the top of an Ascend/pytorch git checkout;
-- :mod:`.inline`: the carried helpers (:mod:`torch_npu_testing.portable`, :mod:`torch_npu_testing.carried`)
-  copied into a file by AST;
-- :mod:`.convert`: one kit test file in Ascend's form (header, imports, carried helpers; docstring and
-  tests unchanged), or the problems that prevent it;
-- :mod:`.plan`: every target's bytes and action, all checks done before anything is written;
-- :mod:`.write`: the plan written through temporary files;
-- :mod:`.describe`: what is printed, including the branch's PR description (``pr`` command) and whether
-  results back it;
-- :mod:`.cli`: the options and the order of the stages.
+- :mod:`.plan`: what a branch / API set gets (from :mod:`..common.table`) and every file's bytes;
+- :mod:`.kitfile`: a kit test file, read by AST; :mod:`.carry`: the carried helper a file needs;
+- :mod:`.merge`: their file plus the kit's block; :mod:`.rename`: renaming by AST and tokens;
+- :mod:`.disabled`: kit tests Ascend's disabled-test lists would skip; :mod:`.checkout`: DEST checks;
+- :mod:`.write`: the plan written; :mod:`.describe`: what is printed; :mod:`.cli`: options and order.
 
-The exported file depends on nothing outside torch, torch_npu and the standard library: inlining (not a
-shared helper module in the Ascend tree) keeps each pull request one self-contained file per API that
-runs however Ascend's CI launches it (``python FILE``, pytest, a runner importing it), with no module to
-place on ``sys.path`` and nothing shared between files whose branches and reviews are separate.
+A merged file needs only torch, torch_npu and the standard library: Ascend CI runs it as
+``python functorch/test_x.py`` from ``test/``, where no shared helper module can be imported.
 """
-from .branchmap import BRANCHES_FILE, BRANCHES_FORMAT, branch_entry, list_branches, load_branch_map  # noqa: F401
 from .cli import add_arguments, main  # noqa: F401
-from .convert import KIT_HEADER, KIT_REFERENCE_RE, ascend_header, convert_test_file  # noqa: F401
-from .describe import commit_title, description_name, find_description  # noqa: F401
-from .inline import inline_helpers, merge_stdlib_imports  # noqa: F401
-from .plan import Plan, Target, convert_branch_files, plan_export  # noqa: F401
+from .describe import PR_FORMAT, description_name  # noqa: F401
+from .plan import ExportTarget, Plan, Selection, plan_at_ref, plan_export, select  # noqa: F401

@@ -3,7 +3,7 @@
 """Is DEST the top of an Ascend/pytorch git checkout? (checked before anything is written)
 
 An Ascend/pytorch checkout has ``setup.py`` naming torch_npu, ``torch_npu/__init__.py`` and ``test/npu/``.
-DEST must be the top of its git work tree, so that paths from the branch map land where Ascend keeps them.
+DEST must be the top of its git work tree, so that the kit's paths land where Ascend keeps them.
 """
 import os
 
@@ -37,9 +37,3 @@ def check_ascend_checkout(dest):
     if missing:
         raise UsageError(f"{dest} does not look like an Ascend/pytorch checkout (missing: {', '.join(missing)})")
     return dest
-
-
-def current_branch(dest):
-    """The checked-out branch of DEST (``HEAD`` when detached), or None when git cannot say."""
-    head = gitutil.run_git(["rev-parse", "--abbrev-ref", "HEAD"], dest)
-    return head.stdout.strip() if head.returncode == 0 else None

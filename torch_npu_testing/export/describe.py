@@ -1,17 +1,17 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""What ``export`` prints after the plan: files, left-out files, notes, commit title, the PR description.
+"""What ``export`` prints: the ref and commit used, each file with what happened to it, what is left out,
+warnings, the PR description to paste (written by ``pr``) and the next git commands.
 
-The PR description is ``pr-BRANCH.md`` written by ``python -m torch_npu_testing pr`` (default folder
-``reports/`` of the kit, or ``--report PATH``). Its ``pr-BRANCH.json`` says which claims no result backs
-(``problems``) and the SHA-256 of every file it describes; :func:`description_problems` turns those into
-the reasons ``export`` exits 1: a description whose claims are not backed, or one made for other bytes
-than the ones just exported (stale).
+The PR description is ``reports/pr-BRANCH.md`` (or ``--report PATH``); its ``.json`` twin lists the claims
+no result backs (``problems``) and the SHA-256 of every file it describes: :func:`description_problems`
+turns those into the reasons ``export`` exits 1 (unbacked claims, or a description of other bytes).
 """
 import hashlib
 import json
 import os
 
+from ..common import table
 from ..common.errors import UsageError
 
 DESCRIPTIONS_DIR = "reports"
@@ -33,11 +33,6 @@ def find_description(kit_root, branch, explicit=None):
     return path if os.path.isfile(path) else None
 
 
-def make_description_command(branch, dest):
-    return (f"python -m torch_npu_testing pr {branch} --ascend {dest} --results .tox/results "
-            f"--out {DESCRIPTIONS_DIR}")
-
-
 def description_problems(path, plan):
     """Why the description at ``path`` cannot be pasted as it is: unbacked claims, or stale file hashes."""
     facts_path = os.path.splitext(path)[0] + ".json"
@@ -51,60 +46,57 @@ def description_problems(path, plan):
     problems = [str(problem) for problem in facts.get("problems", [])]
     recorded = {entry.get("path"): entry.get("sha256") for entry in facts.get("plan", {}).get("files", [])}
     for target in plan.targets:
-        digest = hashlib.sha256(target.content).hexdigest()
-        if recorded.get(target.rel_path) != digest:
+        if recorded.get(target.rel_path) != hashlib.sha256(target.content).hexdigest():
             problems.append(f"the description is stale: {target.rel_path} differs from what it describes "
-                            f"(run `{make_description_command(plan.branch, plan.dest)}` again)")
+                            f"(run `python -m torch_npu_testing pr {plan.branch} --ascend {plan.dest}` again)")
     return problems
 
 
-def commit_title(branch, rel_paths, branch_map):
-    """A suggested one-line commit / PR title, e.g.
-
-    ``[API一致性] add tests for config.patch, _add_batch_dim + upstream test_x patch (v2.12.0)``.
-    """
-    files = branch_map.get("files", {})
-
-    def title(rel):
-        return files.get(rel, {}).get("title") or os.path.basename(rel)
-
-    tests = [title(rel) for rel in rel_paths if not rel.endswith(".patch")]
-    patches = [title(rel) for rel in rel_paths if rel.endswith(".patch")]
-    text = "[API一致性] add tests for " + ", ".join(tests) if tests else "[API一致性] add"
+def commit_title(branch, targets):
+    """``[API一致性] add tests for set_grad_enabled.clone (v2.7.1)``, naming the APIs of the files written."""
+    titles = [api["title"] for target in targets for api in table.apis_of_file(target.kit_path)]
+    patches = [os.path.basename(t.rel_path)[:-len(".py.patch")] for t in targets if t.rel_path.endswith(".patch")]
+    text = "[API一致性] add tests for " + ", ".join(dict.fromkeys(titles)) if titles else "[API一致性] update"
     if patches:
-        text += f" + upstream {', '.join(patches)} patch{'es' if len(patches) > 1 else ''}"
+        text += f" + upstream {', '.join(patches)} patch"
     return f"{text} ({branch})"
 
 
-def describe(plan, branch_map, dry_run=False, description=None, problems=()):
-    """The lines ``export`` prints (``description``: path of the PR description or None)."""
+def _file_line(target, width):
+    if target.kind != "test file":
+        return f"  {target.action:<{width}}  {target.rel_path}  ({target.kind}, from {target.kit_path})"
+    diff = target.diff().splitlines()
+    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
+    deleted = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
+    renamed = ", ".join(f"{old} -> {new}" for old, new in target.renamed.items()) or "none"
+    return (f"  {target.action:<{width}}  {target.rel_path}  (+{added} -{deleted}; their tests kept: "
+            f"{len(target.their_ids)}; kit tests: {len(target.kit_ids)}; carried helper: {target.carried_lines} "
+            f"lines; kit names renamed: {renamed})")
+
+
+def describe(plan, dry_run=False, description=None, problems=()):
+    """The lines ``export`` prints."""
     verb = "would write" if dry_run else "wrote"
-    out = [f"{verb} branch {plan.branch} (torch {plan.torch}) into {plan.dest}"
-           + (f" (checked out: {plan.checkout_branch})" if plan.checkout_branch else "") + ":"]
+    out = [f"{plan.branch} -> {plan.ref} ({plan.commit[:12]}); {verb} into {plan.dest}:"]
     width = max(len(target.action) for target in plan.targets)
     for target in plan.targets:
-        out.append(f"  {target.action:<{width}}  {target.rel_path}  ({target.kind})")
-    if plan.left_out:
-        out.append(f"left out on {plan.branch}:")
-        out.extend(f"  {rel}: {why}" for rel, why in plan.left_out.items())
-    if plan.notes:
-        out.append("notes:")
-        out.extend(f"  {note}" for note in plan.notes)
-    title = commit_title(plan.branch, [t.rel_path for t in plan.targets], branch_map)
-    out.append("suggested commit title:")
-    out.append(f"  {title}")
+        out.append(_file_line(target, width))
+        if target.kind == "test file":
+            changed = "; ".join(f"line {n}: {text.strip()}" for n, text in target.changed_lines) or "none"
+            out.append(f"  {'':<{width}}  their lines changed: {changed}")
+    out.extend([f"left out on {plan.branch}:"] + [f"  {rel}: {why}" for rel, why in plan.left_out.items()]
+               if plan.left_out else [])
+    out.extend(["warnings:"] + [f"  {line}" for line in plan.warnings] if plan.warnings else [])
+    title = commit_title(plan.branch, plan.targets)
+    out += ["suggested commit title:", f"  {title}"]
     if description:
         out.append(f"pull request description to paste: {description}")
-        if problems:
-            out.append("the description is not backed by results yet:")
-            out.extend(f"  - {problem}" for problem in problems)
+        out.extend(["the description is not backed by results yet:"] + [f"  - {p}" for p in problems]
+                   if problems else [])
     else:
-        expected = os.path.join(DESCRIPTIONS_DIR, description_name(plan.branch))
-        out.append(f"pull request description: none found ({expected}); "
-                   f"make it with: {make_description_command(plan.branch, plan.dest)}")
+        out.append(f"pull request description: none found ({DESCRIPTIONS_DIR}/{description_name(plan.branch)}); "
+                   f"make it with: python -m torch_npu_testing pr {plan.branch} --ascend {plan.dest}")
     changed = [target.rel_path for target in plan.targets if target.action != "unchanged"]
     if changed and not dry_run:
-        out.append("next, in the checkout:")
-        out.append(f"  git add {' '.join(changed)}")
-        out.append(f"  git commit -m '{title}'")
+        out += ["next, in the checkout:", f"  git add {' '.join(changed)}", f"  git commit -m '{title}'"]
     return "\n".join(out)

@@ -1,9 +1,9 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Write a checked plan into the checkout: each changed file through :func:`..atomic.write_text_atomic`.
+"""Write a checked plan into the checkout: each changed file through :func:`..common.atomic.write_text_atomic`.
 
 An existing file keeps its permission bits; an unchanged file is not touched. The planned bytes go
-through the text writer decoded with ``surrogateescape``, which it encodes back the same way with no
+through the text writer decoded with ``surrogateescape``, which encodes them back the same way with no
 newline translation, so any bytes (a patch that is not UTF-8, CRLF line ends) land exactly as planned.
 """
 import os

@@ -1,0 +1,181 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Merge a kit test file into the Ascend file at the same path: theirs kept byte for byte, ours in one block.
+
+The kit's part is one marked block (:data:`BEGIN_MARK` ... :data:`END_MARK`) holding, in order, the kit
+file's docstring as a comment, the imports, the carried helpers the file uses and the kit file's code. It
+goes where an earlier export put it, else just before their ``if __name__ == "__main__":``, so their
+``run_tests()`` stays the file's last statement and runs the kit's classes too. A re-export replaces the
+block in place; with nothing changed in the kit it rewrites the same bytes.
+
+Names: on any clash with a name their file binds or reads (``TestCase``, ``run_tests``, ``device_type``,
+``config``, a class name, a module-level name) the kit's side is renamed (:mod:`.rename`): ``kit_x``,
+``KitX``, ``KIT_X``. An import statement identical to one of theirs above the block is not repeated.
+A file without a main guard gets one after the block, calling theirs or the carried ``run_tests``.
+"""
+import ast
+import builtins
+import symtable
+from dataclasses import dataclass, field
+
+from ..common.errors import UsageError
+from .kitfile import import_bindings, is_main_guard
+from .rename import bound_names, rename_module_names
+
+BEGIN_MARK = "# --- API-consistency kit: begin (written by export; change the kit's file, not this block) ---"
+END_MARK = "# --- API-consistency kit: end ---"
+CARRIED_COMMENT = "# The kit's carried helper: only what the tests below use (the kit's runtime/carried.py).\n"
+MAIN_GUARD = 'if __name__ == "__main__":\n    run_tests()\n'
+
+
+@dataclass
+class Merged:
+    text: str
+    renamed: dict = field(default_factory=dict)
+    carried_lines: int = 0
+    kit_ids: list = field(default_factory=list)
+    their_ids: list = field(default_factory=list)
+    guard_added: bool = False
+    ids: list = field(default_factory=list)     # every test id of the written file
+    theirs: str = ""                            # their text: the file without the kit's block
+
+
+def test_ids(tree):
+    """``Class.test_x`` for every top-level class method whose name starts with ``test``."""
+    return [f"{node.name}.{item.name}" for node in tree.body if isinstance(node, ast.ClassDef)
+            for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and item.name.startswith("test")]
+
+
+def remove_block(text, where="file"):
+    """``(their text, line index of the removed block or None)``: the text without the kit's block."""
+    lines = text.splitlines(keepends=True)
+    begins = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == BEGIN_MARK]
+    ends = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == END_MARK]
+    if not begins and not ends:
+        return text, None
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise UsageError(f"{where}: {len(begins)} begin and {len(ends)} end marks of the kit's block "
+                         "(expected one of each, in order): repair it by hand first")
+    stop = ends[0] + 1
+    while stop < len(lines) and stop <= ends[0] + 2 and not lines[stop].strip():
+        stop += 1
+    return "".join(lines[:begins[0]] + lines[stop:]), begins[0]
+
+
+def global_names(source):
+    """Names a module binds or reads at module level, or reads as globals from any scope (by symtable)."""
+    top = symtable.symtable(source, "<file>", "exec")
+    names, todo = set(top.get_identifiers()), list(top.get_children())
+    while todo:
+        scope = todo.pop()
+        todo.extend(scope.get_children())
+        names.update(s.get_name() for s in scope.get_symbols() if s.is_global() or s.is_declared_global())
+    return names
+
+
+def _their_facts(tree, source, insert_line):
+    """Names their file binds or reads, and their top-level import statements above ``insert_line``."""
+    names = global_names(source)
+    bound, declared = bound_names(tree.body)
+    imports = {b.statement for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+               and node.lineno <= insert_line for b in import_bindings(node)}
+    return names | bound | declared, bound, imports
+
+
+def fresh_name(name, taken):
+    """``kit_x`` / ``KitX`` / ``KIT_X`` (``_kit_x`` for a private name), made unique against ``taken``."""
+    private = name.startswith("_")
+    core = name.lstrip("_")
+    if core.isupper():
+        new = f"KIT_{core}"
+    elif core[:1].isupper():
+        new = f"Kit{core}"
+    else:
+        new = f"kit_{core}"
+    new = ("_" if private else "") + new
+    candidate, number = new, 2
+    while candidate in taken:
+        candidate, number = f"{new}{number}", number + 1
+    return candidate
+
+
+def _comment(docstring):
+    return "".join(f"# {line}".rstrip() + "\n" for line in docstring.splitlines())
+
+
+def _render(kit, kept, definitions, renamed):
+    """``(block text, carried helper text)``: imports, carried definitions, the kit's code, renamed."""
+    helpers = "\n\n".join(d.text.rstrip("\n") + "\n" for d in definitions)
+    if helpers:
+        helpers = CARRIED_COMMENT + helpers
+    head = "".join(line + "\n" for line in kept) + ("\n\n" if kept else "") + helpers
+    source = head + ("\n\n# The kit's tests.\n" if helpers else "") + kit.body
+    try:
+        source = rename_module_names(source, renamed)
+    except SyntaxError as exc:
+        raise UsageError(f"{kit.rel_path}: cannot be merged: {exc}") from None
+    return f"{BEGIN_MARK}\n{_comment(kit.docstring)}\n{source.rstrip(chr(10))}\n{END_MARK}\n", helpers
+
+
+def build_block(kit, carried, their_text, insert_line, where="file"):
+    """``(block text, renamed, carried lines)`` of ``kit`` for their file ``their_text``."""
+    their_names, their_bound, their_imports = _their_facts(ast.parse(their_text), their_text, insert_line)
+    body_tree = ast.parse(kit.body)
+    used = {n.id for n in ast.walk(body_tree) if isinstance(n, ast.Name)}
+    provide = {"run_tests"} if "run_tests" in their_names and "run_tests" not in their_bound \
+        and not hasattr(builtins, "run_tests") else set()
+    wanted = [name for name in kit.kit_names if name in used] + sorted(provide - used)
+    carried_imports, definitions = carried.select(wanted)
+    statements = list(dict.fromkeys(b.statement for b in carried_imports + kit.imports))
+    bindings = {b.statement: b.name for b in carried_imports + kit.imports}
+    kept = [s for s in statements if s not in their_imports]
+    ours = {bindings[s] for s in kept} | {d.name for d in definitions} | bound_names(body_tree.body)[0]
+    clashes = sorted((ours & their_names) - provide)
+    shared = {bindings[s] for s in statements if s in their_imports}
+    code = "\n\n".join(d.text for d in definitions) + "\n\n" + kit.body
+    borrowed = sorted((global_names(code) - ours - shared) & their_bound)
+    if borrowed:
+        raise UsageError(f"{where}: the kit's code reads {', '.join(borrowed)}, which this file defines; "
+                         "bind it in the kit file (an import or a definition) so it can be renamed")
+    taken = their_names | ours | used
+    renamed = {}
+    for name in clashes:
+        renamed[name] = taken_name = fresh_name(name, taken)
+        taken.add(taken_name)
+    block, helpers = _render(kit, kept, definitions, renamed)
+    remove_block(block, f"{kit.rel_path} (the block itself has a mark line)")
+    from_carried = {b.statement for b in carried_imports}
+    return block, renamed, sum(1 for line in kept if line in from_carried) + len(helpers.splitlines())
+
+
+def merge_into(kit, their_text, carried, where="file"):
+    """:class:`Merged`: ``their_text`` with ``kit``'s block (re)placed; their lines unchanged."""
+    their_text, old_at = remove_block(their_text, where)
+    theirs = their_text
+    try:
+        tree = ast.parse(their_text)
+    except SyntaxError as exc:
+        raise UsageError(f"{where}:{exc.lineno}: cannot parse the existing file: {exc.msg}") from None
+    guards = [node for node in tree.body if is_main_guard(node)]
+    guard_added = not guards
+    if guard_added:
+        their_text += ("" if their_text.endswith("\n") or not their_text else "\n") + "\n\n" + MAIN_GUARD
+        tree = ast.parse(their_text)
+        guards = [node for node in tree.body if is_main_guard(node)]
+    lines = their_text.splitlines(keepends=True)
+    at = old_at if old_at is not None else guards[-1].lineno - 1
+    block, renamed, carried_lines = build_block(kit, carried, their_text, at, where)
+    text = "".join(lines[:at]) + block + "\n\n" + "".join(lines[at:])
+    try:
+        ids = test_ids(ast.parse(text))
+    except SyntaxError as exc:
+        raise UsageError(f"internal error: the merged {where} does not parse: {exc}") from None
+    return Merged(text, renamed, carried_lines, test_ids(ast.parse(block)), test_ids(tree), guard_added, ids, theirs)
+
+
+def new_file(kit, carried, header, title):
+    """A file the branch lacks: ``header``, a one-paragraph docstring naming ``title``, the block, the guard."""
+    skeleton = (f'{header}\n"""API-consistency tests of {title} on the NPU.\n\nThe tests, and the helpers they '
+                f'need, are in the block below.\n"""\n\n\n{MAIN_GUARD}')
+    return merge_into(kit, skeleton, carried)
