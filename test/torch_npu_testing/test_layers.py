@@ -86,7 +86,7 @@ def test_tox_envs_pins_and_labels_are_the_tables():
     assert branch_factors == set(table.all_envs())
     envlist = [name.strip() for name in tox["tox"]["envlist"].split(",")]
     assert [env for env in envlist if env in table.all_envs()] == table.default_envs()
-    labels = _factor_lines(tox["tox"]["labels"])
+    labels = dict(re.findall(r"^\s*(\w+)\s*=\s*(.+?)\s*$", tox["tox"]["labels"], re.M))
     assert [e.strip() for e in labels["branches"].split(",")] == table.default_envs()
     assert [e.strip() for e in labels["maintenance"].split(",")] == table.maintenance_envs()
     for tool_env in ("unit", "bench"):
@@ -133,10 +133,14 @@ def test_each_idea_is_defined_once(name):
 
 
 def test_no_two_classes_share_a_name():
-    classes = {}
+    """One exception by design: the kit's ``TestCase`` (runtime/testcase.py) is the carried ``TestCase``
+    plus the guard, under the public name a test file imports."""
+    classes = {"TestCase": ["torch_npu_testing/runtime/carried_testcase.py"]}
     for path in SOURCES:
         for node in ast.walk(_tree(path)):
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.ClassDef) and str(path.relative_to(ROOT)) not in classes.get(node.name, ()):
+                if (node.name, path.name) == ("TestCase", "testcase.py") and path.parent.name == "runtime":
+                    continue
                 classes.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
     assert {name: places for name, places in classes.items() if len(places) > 1} == {}
 

@@ -14,7 +14,7 @@ import pytest
 
 from torch_npu_testing.runtime import testcase
 from torch_npu_testing.runtime.testcase import (INITIAL_GRAD_MODE_ENV, XML_DIR_ENV, apply_initial_grad_mode,
-                                        initial_grad_mode_from_env, xml_dir)
+                                                initial_grad_mode_from_env, xml_dir)
 
 import torch
 
@@ -102,7 +102,7 @@ def test_bad_initial_grad_mode_stops_run_tests_before_any_test(monkeypatch, rest
     """run_tests() with a bad TORCH_NPU_TESTING_INITIAL_GRAD_MODE raises naming the variable; the base
     runner is never reached and the grad mode is untouched."""
     started = []
-    monkeypatch.setattr(testcase.carried, "run_tests", lambda: started.append(True))
+    monkeypatch.setattr(testcase.carried_testcase, "run_tests", lambda: started.append(True))
     monkeypatch.setenv(INITIAL_GRAD_MODE_ENV, "maybe")
     torch.set_grad_enabled(False)
     with pytest.raises(ValueError, match=f"^{INITIAL_GRAD_MODE_ENV}='maybe': use 1 \\(enabled\\) or 0"):

@@ -12,6 +12,8 @@ import functools
 import json
 import os
 
+from ..runtime.carried import parse_version
+
 
 TABLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "table.json")
 TABLE_FORMAT = "torch_npu_testing.table/1"
@@ -122,14 +124,12 @@ def apis_of_file(path):
 
 def api_present_in(entry, torch_release):
     """True when the API exists in ``torch_release`` by the table's ``since``."""
-    from ..runtime.carried import parse_version  # lazy: carried imports torch, tool envs may have none
     return not entry["since"] or parse_version(torch_release) >= parse_version(entry["since"])
 
 
 def branch_test_files(name, api_names=None):
     """``(files, left_out)`` for a branch: the test files of ``api_names`` (default: all) that its oldest
     torch has, and ``{file: reason}`` for those it lacks."""
-    from ..runtime.carried import parse_version  # lazy: carried imports torch, tool envs may have none
     oldest = min(branch_torches(name), key=parse_version)
     chosen = [api(n) for n in api_names] if api_names else apis()
     files, left_out = [], {}

@@ -1,8 +1,9 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""The carried helper: the part of :mod:`torch_npu_testing.runtime.carried` an exported file needs.
+"""The carried helper: the part of :mod:`torch_npu_testing.runtime.carried` and
+:mod:`~torch_npu_testing.runtime.carried_testcase` an exported file needs.
 
-The block between ``# --- carried: begin`` and ``# --- carried: end`` in that module is read as text
+The blocks between ``# --- carried: begin`` and ``# --- carried: end`` in those modules are read as text
 (torch is not imported to export). A file gets the definitions it uses and, transitively, what those
 use, in the module's order, plus the imports they reference: a file that does not use ``run_in_thread``
 does not carry it.
@@ -16,7 +17,8 @@ from .kitfile import import_bindings
 
 BEGIN = "# --- carried: begin\n"
 END = "# --- carried: end\n"
-CARRIED_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime", "carried.py")
+RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime")
+CARRIED_PATHS = (os.path.join(RUNTIME_DIR, "carried.py"), os.path.join(RUNTIME_DIR, "carried_testcase.py"))
 
 
 @dataclass
@@ -57,16 +59,24 @@ def _defined_name(node):
     raise UsageError(f"carried helper line {node.lineno}: only imports, defs, classes and simple assignments")
 
 
-def parse_carried(text):
-    """The :class:`Carried` of the carried module's text (the part between the markers)."""
+def carried_block(text, path="the carried helper"):
+    """The part of a carried module's text between its markers."""
     if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
-        raise UsageError(f"{CARRIED_PATH}: needs one '{BEGIN.strip()}' line and one '{END.strip()}' line after it")
-    block = text[text.index(BEGIN) + len(BEGIN):text.index(END)]
+        raise UsageError(f"{path}: needs one '{BEGIN.strip()}' line and one '{END.strip()}' line after it")
+    return text[text.index(BEGIN) + len(BEGIN):text.index(END)]
+
+
+def parse_carried(text):
+    """The :class:`Carried` of the carried blocks (text holding one or more marked blocks, in order); an
+    import bound in several blocks is kept once."""
+    block = "".join(carried_block(BEGIN + part) for part in text.split(BEGIN)[1:]) if text.count(BEGIN) > 1 \
+        else carried_block(text)
     lines = block.splitlines(keepends=True)
     imports, definitions = [], []
     for node in ast.parse(block).body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            imports.extend(import_bindings(node))
+            known = {binding.name for binding in imports}
+            imports.extend(binding for binding in import_bindings(node) if binding.name not in known)
             continue
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         uses = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
@@ -74,9 +84,13 @@ def parse_carried(text):
     return Carried(imports, definitions)
 
 
-def load_carried(path=CARRIED_PATH):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return parse_carried(handle.read())
-    except OSError as exc:
-        raise UsageError(f"cannot read the carried helper {path}: {exc}") from None
+def load_carried(paths=CARRIED_PATHS):
+    """The :class:`Carried` of the runtime's carried modules, their blocks in order."""
+    blocks = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                blocks.append(BEGIN + carried_block(handle.read(), path) + END)
+        except OSError as exc:
+            raise UsageError(f"cannot read the carried helper {path}: {exc}") from None
+    return parse_carried("".join(blocks))

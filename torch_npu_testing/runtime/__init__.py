@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The runtime helper: everything a test file imports when it runs, and nothing of the tools.
 
-- :mod:`.carried`: the device choice, version gates, the device's TestCase with strict checks, a thread
-  runner and ``run_tests``: the block that ``export`` copies into each Ascend file (kept under 150 lines);
+- :mod:`.carried` (device choice, version gates, dotted-name lookup, a thread runner; no torch at import)
+  and :mod:`.carried_testcase` (the device's TestCase with strict checks, ``run_tests``): the two blocks
+  that ``export`` copies into each Ascend file (together under 150 lines);
 - :mod:`.guard`: the global-state guard of the kit's own runs;
 - :mod:`.testcase`: the kit's TestCase (carried + guard + portable-use checks) and run_tests (JUnit XML
   under ``IN_CI=1``, a chosen initial grad mode).

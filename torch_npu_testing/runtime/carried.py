@@ -9,18 +9,16 @@ torch_npu only when the device is an NPU). It holds what an NPU run needs and no
   ``current_accelerator()`` alone is not trusted (CUDA builds answer ``cuda`` without a GPU), and a
   torch_npu that fails to import (no CANN) falls back with one line saying why;
 - version gates: ``parse_version``, ``torch_version_at_least``, ``find_api``, ``requires_api``;
-- ``TestCase``: the device's base (torch_npu's on an NPU, PyTorch's elsewhere) plus checks that are as
-  strict on an NPU as on the CPU: torch_npu's ``assertEqual(x, y, prec, message)`` ignores dtype, allows
-  1e-5 and takes no ``msg=``, so tensors and plain values are compared here instead;
-- ``run_in_thread`` for the thread-locality tests, and ``run_tests``.
+- ``run_in_thread`` for the thread-locality tests;
+- in :mod:`.carried_testcase` (carried too, right after this block): ``TestCase`` and ``run_tests``.
 
-It is also the kit's one implementation of the device choice, version parsing and dotted-name lookup:
-the tools import these from here.
+Importing this module imports nothing but the standard library (torch when the device is resolved), so
+the tools use it as the kit's one implementation of version parsing and dotted-name lookup.
+
 
 The kit's own runs add a global-state guard and XML routing on top (:mod:`.testcase`); those stay out.
 """
 # --- carried: begin
-import contextlib
 import functools
 import importlib
 import os
@@ -124,47 +122,4 @@ def run_in_thread(fn, *args, timeout=60.0):
     if thread.is_alive() or "error" in box:
         raise box.get("error") or TimeoutError(f"{fn} still running after {timeout} s")
     return box.get("result")
-
-
-def _device_runtime(name):
-    module = "torch_npu.testing.testcase" if device_type() == "npu" else "torch.testing._internal.common_utils"
-    return getattr(importlib.import_module(module), name)
-
-
-class TestCase(_device_runtime("TestCase")):
-    """The device's TestCase plus checks that name what they check and ignore no dtype or tolerance."""
-
-    def assert_tensor(self, actual, expected, what, *, atol=0.0, rtol=0.0, device=None):
-        """Same dtype, shape, layout, device type (``device`` or expected's); values within atol/rtol."""
-        if not isinstance(actual, type(expected)):
-            self.fail(f"{what}: expected a tensor, got {type(actual).__name__}")
-        for name, got, want in (("dtype", actual.dtype, expected.dtype), ("shape", actual.shape, expected.shape),
-                                ("layout", actual.layout, expected.layout),
-                                ("device type", actual.device.type, device or expected.device.type)):
-            if got != want:
-                self.fail(f"{what}: {name} is {got}, expected {want}")
-        try:
-            sys.modules["torch"].testing.assert_close(actual.detach().cpu(), expected.detach().cpu(), atol=atol,
-                                                      rtol=rtol, equal_nan=True, check_device=False)
-        except (AssertionError, RuntimeError) as exc:  # RuntimeError: unequal float8 on 2.7.1
-            self.fail(f"{what}: values differ (atol={atol}, rtol={rtol}): {exc}")
-
-    def assert_value(self, actual, expected, what):
-        if actual != expected or isinstance(actual, bool) != isinstance(expected, bool):
-            self.fail(f"{what}: got {actual!r}, expected {expected!r}")
-
-    @contextlib.contextmanager
-    def assert_raises_exactly(self, exc_type, what, match=None):
-        """The block raises ``exc_type`` itself (a subclass is another error), message matching ``match``."""
-        try:
-            yield
-        except Exception as exc:
-            if type(exc) is not exc_type or (match is not None and not re.search(match, str(exc))):
-                self.fail(f"{what}: expected {exc_type.__name__} matching {match!r}, got {type(exc).__name__}: {exc}")
-        else:
-            self.fail(f"{what}: expected {exc_type.__name__}, nothing was raised")
-
-
-def run_tests():
-    _device_runtime("run_tests")()
 # --- carried: end

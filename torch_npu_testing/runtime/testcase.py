@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The TestCase and run_tests of the kit's own runs: the carried ones plus what only the kit needs.
 
-``TestCase`` is :class:`.carried.TestCase` (the device's base with strict checks) with
+``TestCase`` is :class:`.carried_testcase.TestCase` (the device's base with strict checks) with
 
 - the global-state guard (:mod:`.guard`): a test that leaks grad mode, functorch config, vmap nesting
   or the default dtype fails by name;
@@ -21,7 +21,7 @@ import os
 import sys
 import unittest
 
-from . import carried
+from . import carried_testcase
 from .guard import StateGuardMixin
 
 INITIAL_GRAD_MODE_ENV = "TORCH_NPU_TESTING_INITIAL_GRAD_MODE"
@@ -68,7 +68,7 @@ class PortableAssertionsMixin:
                         "use assertWarnsRegex(WarningClass, regex) instead")
 
 
-class TestCase(StateGuardMixin, PortableAssertionsMixin, carried.TestCase):
+class TestCase(StateGuardMixin, PortableAssertionsMixin, carried_testcase.TestCase):
     """The carried TestCase, failing (by name) any test that leaves global state changed."""
 
 
@@ -100,7 +100,7 @@ def xml_dir(environ=None):
 
 def _route_junit_xml(directory):
     """Make the device's runner write its JUnit XML under ``directory`` (called when IN_CI=1)."""
-    base = sys.modules.get(carried._device_runtime("run_tests").__module__)
+    base = sys.modules.get(carried_testcase._device_runtime("run_tests").__module__)
     if base is None:  # pragma: no cover - the module that defined the runner is always imported
         return
     if base.__name__ == "torch.testing._internal.common_utils":
@@ -121,4 +121,4 @@ def run_tests():
     apply_initial_grad_mode()
     if os.environ.get("IN_CI") == "1":
         _route_junit_xml(xml_dir())
-    carried.run_tests()
+    carried_testcase.run_tests()

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
+from ..runtime.carried import parse_version
 from .patches import PATCH_SUFFIX, default_patches_dir, discover, split_name
 
 MANIFEST_NAME = "manifest.json"
@@ -67,10 +68,14 @@ class ExpectedFailure:
 
 
 def release_tuple(text):
-    """``"2.14.1+cu128"`` -> ``(2, 14, 1)``; None when not a version. Standard library only: the upstream
-    env's interpreter has no torch (``runtime.carried`` imports torch)."""
-    match = re.match(r"\s*v?(\d+(?:\.\d+)*)", str(text or ""))
-    return tuple(int(part) for part in match.group(1).split(".")) if match else None
+    """``"2.14.1+cu128"`` -> ``(2, 14, 1)`` and ``"2.13"`` -> ``(2, 13)``: as many numbers as the text gives
+    (a manifest's ``torch`` prefix matches every release it starts), parsed by the runtime's
+    ``parse_version``; None when not a version."""
+    text = str(text or "").strip().lstrip("v")
+    try:
+        return parse_version(text)[:max(1, min(3, len(re.match(r"[\d.]*", text).group().strip(".").split("."))))]
+    except ValueError:
+        return None
 
 
 def default_manifest_path(patches_dir):

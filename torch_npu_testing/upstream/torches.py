@@ -97,7 +97,7 @@ def patches_for_release(patches, data, release):
 
     chosen = [patch for patch in patches if release in listed(patch)]
     if not chosen and manifest.release_tuple(release):
-        minor = manifest.release_tuple(release)[:2]  # not carried.parse_version: that module imports torch
+        minor = manifest.release_tuple(release)[:2]
         chosen = [patch for patch in patches
                   if any(manifest.release_tuple(item)[:2] == minor for item in listed(patch))]
     if not chosen:
