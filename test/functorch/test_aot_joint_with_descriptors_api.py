@@ -2,892 +2,696 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """API consistency of ``aot_export_joint_with_descriptors`` and ``aot_compile_joint_with_descriptors``.
 
-Both live in ``torch._functorch.aot_autograd`` (torch >= 2.9; on older torch every class here skips
-with the reason). ``aot_export_joint_with_descriptors(stack, mod, args, kwargs=None, **options)`` traces
-the joint forward+backward graph of a module and returns an object with ``graph_module``,
-``params_spec``, ``buffers_spec``, ``in_spec`` and ``out_spec``; ``aot_compile_joint_with_descriptors(jd,
-**options)`` turns it into a callable taking ``(*params, *buffers, *inputs, **kwargs)`` whose outputs,
-parameter gradients and in-place updates must be those of the eager module.
+Both live in ``torch._functorch.aot_autograd`` (torch >= 2.9; on older torch every class skips with the
+reason). Export traces the joint forward+backward graph of a module into an object with ``graph_module``,
+``params_spec``, ``buffers_spec``, ``in_spec`` and ``out_spec``; compile turns it into a callable taking
+``(*params, *buffers, *inputs, **kwargs)``. An NPU port must behave exactly like upstream: a wrong spec,
+descriptor, output of any dtype, gradient, buffer update, ignored keyword, layout or exception type fails
+here. Every call of a compiled callable goes through one comparison with eager (``assert_matches_eager``):
+each output leaf, float, integer (argmax, counts) and bool (masks) alike, on dtype, shape, layout,
+strides, conj/neg bits, requires_grad and values; each parameter and input gradient; each buffer and
+each input after the call.
 
-Why this file exists: an NPU port of PyTorch must behave exactly like upstream. A port that gets one
-detail wrong (a spec entry, a descriptor, a gradient, a buffer update, an output, a keyword that is
-accepted but ignored, a layout, a dtype, an exception type) fails a test here with a message saying
-what differed.
+Spaces enumerated (a class each; table-driven cases carry a label):
 
-Input classes covered (one test class each; table-driven cases carry a label):
+- contract (...Export, ...Compile): specs, descriptors (int/bool outputs get no tangent), the joint graph;
+  linear, multi-output (float, int64, bool leaves), BatchNorm and keyword-input modules, repeated calls,
+  changed parameters, a training graph under no_grad; every keyword of both APIs (...Parameters);
+- dtypes (...Dtypes): ``all_types_and_complex_and(half, bfloat16, bool)``, uint16/32/64 and every float8
+  type of the installed torch, as inputs, parameters and mutated buffers of one export, with outputs of
+  the input's dtype, float32, bool and int64 (argmax) per dtype. Gradients flow for the floating
+  and complex dtypes of the first space (float8 backward needs kernels, such as add, that CPU lacks).
+  Export accepts every dtype (fake tensors); argmax of the input raises upstream's type when the graph
+  runs where eager has no kernel (bool, complex: RuntimeError; unsigned, float8: NotImplementedError);
+- layouts (...Layouts): rank-4 contiguous/channels_last, rank-5 contiguous/channels_last_3d, transposed,
+  step-sliced, expanded (stride 0), conj and neg views, as inputs and as parameters, on exports from
+  contiguous and from non-contiguous examples. Sparse (...Sparse): COO/CSR/CSC/BSR/BSC inputs to a dense export's
+  callable work where eager does and raise eager's type elsewhere; as export examples COO is accepted and
+  the compressed layouts are refused with AssertionError (measured on 2.11-2.13);
+- sizes: every other class gives each dimension a distinct size, with values that differ per position;
+  ...Sizes adds a square transposed input, a batch of 0, an inner dimension of 0, 0-d inputs and outputs
+  and size-1 dimensions;
+- side effects (...SideEffects): buffers and inputs mutated once per call, outputs aliasing an input,
+  no state across calls, export never running the module; bad input (...BadInput) to all three calls.
 
-- the contract: specs, descriptors, the joint graph, outputs/gradients/buffer updates of the callable
-  (TestAotExportJointWithDescriptors, TestAotCompileJointWithDescriptors);
-- parameters and call forms (...Parameters): every keyword of export and compile on the installed torch,
-  each shown to take effect (a decomposition table changes the graph's ops, a compiler's code runs, a
-  partition function's graphs are the ones compiled, ...), args as a tuple or a list, kwargs positional or
-  by keyword;
-- dtypes (...Dtypes): float32, float64, float16, bfloat16 modules and inputs, with a bool and an int64
-  input; result dtypes asserted, values exact (integer-valued data);
-- layouts (...Layouts): transposed, step-sliced and expanded (stride 0) inputs and parameters,
-  channels_last images and weights into a convolution, an export from a non-contiguous example;
-- sizes (...Sizes): a batch of 0, an inner dimension of 0, 0-d inputs and outputs, size-1 dimensions;
-- side effects (...SideEffects): buffers and inputs mutated in place once per call as in eager, outputs
-  that alias an input, no state carried across calls, export never touching the module or the example;
-- bad input (...BadInput): export of a non-module, non-sequence args, kwargs that are not a mapping,
-  unknown keywords; compile of a non-export or of one export twice; the callable called with too few or
-  too many arguments, wrong types, shapes or dtypes.
+Not applicable: threads (no thread-local state; grad mode at export, the one thread-local input, is
+covered: grad disabled gives an inference graph) and vmap (batched tensors are not an input here).
 
-Not applicable: threads. The APIs keep no thread-local state; their one thread-local input, grad mode at
-export time, is covered (grad disabled at export gives an inference graph; a training graph runs with
-grad enabled whatever the caller's mode). Integer and bool dtypes apply to inputs only (a parameter that
-gets a gradient must be floating point).
+Release differences (read in each release's ``torch/_functorch/aot_autograd.py`` and
+``torch/fx/interpreter.py``, then measured): 2.9.1 export takes decompositions,
+keep_inference_input_mutations, ignore_shape_env, fw_compiler, bw_compiler and compile none; from 2.10
+fw_compiler/bw_compiler move to compile with partition_fn, export gains disable_functionalization
+(ignored by 2.10) and _record_nn_module_stack; 2.11 adds export's _disable_torch_fn_metadata_mode and
+compile's serializable. In 2.9.1 a missing argument of the callable raises StopIteration and extra ones
+are ignored; from 2.10 both raise RuntimeError.
 
-Where releases differ the installed release's behaviour is asserted (facts read in each release's
-``torch/_functorch/aot_autograd.py`` and ``torch/fx/interpreter.py``, then measured):
-
-- keywords: 2.9.1 export takes decompositions, keep_inference_input_mutations, ignore_shape_env,
-  fw_compiler, bw_compiler and compile takes none; from 2.10 fw_compiler/bw_compiler move to compile
-  with partition_fn, and export gains disable_functionalization and _record_nn_module_stack; 2.11 adds
-  export's _disable_torch_fn_metadata_mode and compile's serializable.
-- disable_functionalization: accepted but ignored by 2.10 (its AOTConfig is built with False); from
-  2.11 the in-place op stays in the graph.
-- argument count of the callable: in 2.9.1 the default compilers' ``Interpreter.boxed_run`` binds
-  placeholders from an iterator, so a missing argument raises StopIteration and extra arguments are
-  ignored; from 2.10 it raises RuntimeError for both. Leaving out parameters or buffers of a
-  module that mutates buffers raises IndexError on every release (the runtime wrapper indexes first).
-
-On a CPU box the whole contract is checked against eager CPU execution (bitwise: same kernels on the
-same device) and, for the integer-valued cases, against closed-form values. On an accelerator the modules
-and inputs run on the device and every result is compared with the same computation done eagerly on CPU
-copies: exactly where the data are integer-valued (exact in every dtype), within float32 round-off else.
+On the CPU results are compared with eager CPU (bitwise). On an accelerator the callable runs on the
+device and is compared with eager on CPU (exact for integer-valued data, float round-off else); a dtype
+whose eager run fails on the device must fail compiled there with the same exception type.
 """
 from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
 
 import contextlib
 import copy
+import functools
 import inspect
+import math
 
 import torch
 import torch.utils._pytree as pytree
 from torch import nn
 from torch._functorch import aot_autograd
+from torch.testing._internal.common_dtype import all_types_and_complex_and
 
 DEVICE = device_type()
-
 EXPORT_API = "torch._functorch.aot_autograd.aot_export_joint_with_descriptors"
 COMPILE_API = "torch._functorch.aot_autograd.aot_compile_joint_with_descriptors"
-
-# Eager and compiled code run the same ATen kernels, so on one device they agree bitwise. Device results
-# of random-valued float32 models are compared with the CPU reference within float32 round-off.
-TOLERANCE = {"atol": 0.0, "rtol": 0.0} if DEVICE == "cpu" else {"atol": 1e-5, "rtol": 1e-5}
-# Integer-valued data (small sums, halves) are exact in every floating dtype on every device.
 EXACT = {"atol": 0.0, "rtol": 0.0}
+TOLERANCE = EXACT if DEVICE == "cpu" else {"atol": 1e-5, "rtol": 1e-5}  # random-valued float32 models
 
-FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+# Dtype spaces: torch's own list, then the limited-support dtypes of the installed release.
+STANDARD_DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool))
+UNSIGNED_DTYPES = tuple(getattr(torch, f"uint{bits}") for bits in (16, 32, 64) if hasattr(torch, f"uint{bits}"))
+FLOAT8_DTYPES = tuple(getattr(torch, name) for name in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+                                                        "float8_e5m2fnuz", "float8_e8m0fnu") if hasattr(torch, name))
+ALL_DTYPES = STANDARD_DTYPES + UNSIGNED_DTYPES + FLOAT8_DTYPES
+GRAD_DTYPES = tuple(d for d in STANDARD_DTYPES if d.is_floating_point or d.is_complex)
+# argmax of the input itself: upstream's exception type where CPU has no kernel (raised when the graph runs).
+ARGMAX_REFUSED = {**{d: RuntimeError for d in (torch.bool, torch.complex64, torch.complex128)},
+                  **{d: NotImplementedError for d in UNSIGNED_DTYPES + FLOAT8_DTYPES}}
+SPARSE_LAYOUTS = {  # label: (conversion, exception type of an export from such an example, None: accepted)
+    "COO": (lambda t: t.to_sparse(), None), "CSR": (lambda t: t.to_sparse_csr(), AssertionError),
+    "CSC": (lambda t: t.to_sparse_csc(), AssertionError), "BSR": (lambda t: t.to_sparse_bsr((2, 2)), AssertionError),
+    "BSC": (lambda t: t.to_sparse_bsc((2, 2)), AssertionError)}
+SPARSE_EAGER_REFUSED = {"BSR": RuntimeError, "BSC": RuntimeError}  # CPU mm: no SparseBsc operand (BSR: in backward)
 
-# Per-release facts, read in each release's torch/_functorch/aot_autograd.py (and fx/interpreter.py) and measured.
-# fw_compiler/bw_compiler: export keywords in 2.9.1; compile keywords, with partition_fn, from 2.10.
+# Per-release facts (see the docstring).
 COMPILERS_ON_COMPILE = torch_version_at_least("2.10")
-COMPILER_KEYWORDS = (("partition_fn", "fw_compiler", "bw_compiler") if COMPILERS_ON_COMPILE
-                     else ("fw_compiler", "bw_compiler"))
+COMPILER_KEYWORDS = ("partition_fn", "fw_compiler", "bw_compiler") if COMPILERS_ON_COMPILE else ("fw_compiler",
+                                                                                                 "bw_compiler")
 EXPORT_KEYWORDS = ["decompositions", "keep_inference_input_mutations", "ignore_shape_env"]
-if torch_version_at_least("2.10"):
-    EXPORT_KEYWORDS += ["disable_functionalization", "_record_nn_module_stack"]
-else:
-    EXPORT_KEYWORDS += ["fw_compiler", "bw_compiler"]
-if torch_version_at_least("2.11"):
-    EXPORT_KEYWORDS += ["_disable_torch_fn_metadata_mode"]
-COMPILE_KEYWORDS = list(COMPILER_KEYWORDS) if COMPILERS_ON_COMPILE else []
+EXPORT_KEYWORDS += (["disable_functionalization", "_record_nn_module_stack"] if torch_version_at_least("2.10")
+                    else ["fw_compiler", "bw_compiler"])
+EXPORT_KEYWORDS += ["_disable_torch_fn_metadata_mode"] if torch_version_at_least("2.11") else []
 SERIALIZABLE_ON_COMPILE = torch_version_at_least("2.11")
-if SERIALIZABLE_ON_COMPILE:
-    COMPILE_KEYWORDS += ["serializable"]
-# 2.10 accepts disable_functionalization but builds its AOTConfig with disable_functionalization=False.
+COMPILE_KEYWORDS = (list(COMPILER_KEYWORDS) if COMPILERS_ON_COMPILE else []) + (
+    ["serializable"] if SERIALIZABLE_ON_COMPILE else [])
 DISABLE_FUNCTIONALIZATION_TAKES_EFFECT = torch_version_at_least("2.11")
-# The default compilers run the graph with torch.fx.Interpreter.boxed_run. In 2.9.1 it binds placeholders from an
-# iterator: a missing argument raises StopIteration and extra arguments are ignored. From 2.10 it checks the count
-# and raises RuntimeError either way (a runtime wrapper that indexes the arguments may raise IndexError first).
 CHECKS_ARGUMENT_COUNT = torch_version_at_least("2.10")
 TOO_FEW_ERROR = RuntimeError if CHECKS_ARGUMENT_COUNT else StopIteration
 
 
-# --------------------------------------------------------------------------- models
-class LinearModel(nn.Module):
-    """One linear layer: parameters ``proj.weight`` then ``proj.bias`` (not alphabetical), no buffers."""
-
-    def __init__(self):
-        super().__init__()
-        self.proj = nn.Linear(3, 2)
-
-    def forward(self, x):
-        return self.proj(x)
-
-
-class BatchNormModel(nn.Module):
-    """Linear -> BatchNorm1d -> tanh; in train mode the forward mutates three buffers."""
-
-    def __init__(self):
-        super().__init__()
-        self.proj = nn.Linear(3, 4)
-        self.norm = nn.BatchNorm1d(4)
-
-    def forward(self, x):
-        return torch.tanh(self.norm(self.proj(x)))
+# --------------------------------------------------------------------------- data
+def values(shape, dtype=torch.float32, start=0):
+    """Integer-valued data that differ per position, exact in ``dtype``: signed values around 0, unsigned from
+    ``start``, complex with a different imaginary part, alternating bools, powers of two for float8_e8m0fnu."""
+    n = torch.arange(start, start + math.prod(shape), dtype=torch.float64).reshape(shape)
+    if dtype == torch.bool:
+        return n % 3 != 1
+    if dtype.is_complex:
+        return torch.complex(n % 7 - 3, 2 - n % 5).to(dtype)
+    if dtype == getattr(torch, "float8_e8m0fnu", None):
+        return (2.0 ** (n % 5 - 2)).to(dtype)
+    if dtype in (torch.uint8,) + UNSIGNED_DTYPES:
+        return (n % 13).to(dtype)
+    return (n % 7 - 3).to(dtype)
 
 
-class MultiOutputModel(nn.Module):
-    """Two heads returned as ``(narrow, {"wide": wide})``: the output is a pytree, not one tensor."""
-
-    def __init__(self):
-        super().__init__()
-        self.wide = nn.Linear(3, 4)
-        self.narrow = nn.Linear(3, 2)
-
-    def forward(self, x):
-        return self.narrow(x), {"wide": torch.tanh(self.wide(x))}
+# A fresh copy on DEVICE (``.to`` alone would alias a CPU tensor on a CPU run); fresh leaves requiring grad where
+# the originals do (what a caller passes as parameters); position-dependent weights of the loss sum(out * weights).
+def on_device(tensor): return tensor.detach().clone().to(DEVICE)
+def leaf_copies(tensors): return [t.detach().clone().requires_grad_(t.requires_grad) for t in tensors]
+def cotangent(output): return values(output.shape, output.dtype, start=1).to(output.device)
 
 
-class KeywordModel(nn.Module):
-    """A forward with keyword-only tensor arguments."""
-
-    def __init__(self):
-        super().__init__()
-        self.proj = nn.Linear(3, 2)
-
-    def forward(self, x, *, scale, shift):
-        return self.proj(x) * scale + shift
-
-
-class ScaleShiftModel(nn.Module):
-    """``where(mask, x * weight + bias, x) * repeat``: elementwise over the last dim (3), so exact on
-    integer-valued data in every float dtype; ``mask`` is a bool and ``repeat`` an int64 0-d input."""
-
-    def __init__(self):
-        super().__init__()
-        self.weight = nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
-        self.bias = nn.Parameter(torch.tensor([0.5, 1.0, -1.5]))
-
-    def forward(self, x, mask, repeat):
-        return torch.where(mask, x * self.weight + self.bias, x) * repeat
-
-
-class ConvModel(nn.Module):
-    """Conv2d(2 -> 3, kernel 2) with integer-valued weights, so every result is exact."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(2, 3, kernel_size=2)
-        generator = torch.Generator().manual_seed(5)
-        with torch.no_grad():
-            for param in self.conv.parameters():
-                param.copy_(torch.randint(-2, 3, param.shape, generator=generator))
-
-    def forward(self, x):
-        return self.conv(x)
-
-
-class SizesModel(nn.Module):
-    """One 0-d scale per input: ``[(x * scale_i, (x * scale_i).sum()), ...]`` for inputs of any shape (0-d, empty,
-    size-1), plus a Linear applied to a batch of 0 rows."""
-
-    def __init__(self, inputs):
-        super().__init__()
-        self.scales = nn.ParameterList([nn.Parameter(torch.tensor(1.5)) for _ in range(inputs)])
-        self.proj = nn.Linear(3, 2)
-
-    def forward(self, empty_batch, *inputs):
-        return self.proj(empty_batch), [(x * scale, (x * scale).sum()) for x, scale in zip(inputs, self.scales)]
-
-
-class SideEffectModel(nn.Module):
-    """Counts its calls in a buffer (``calls.add_(1)``), doubles its input in place (``x.mul_(2)``) and
-    returns the input itself, a view of it and a value computed from the mutated input and buffer."""
-
-    def __init__(self):
-        super().__init__()
-        self.weight = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-        self.register_buffer("calls", torch.zeros(()))
-
-    def forward(self, x):
-        self.calls.add_(1)
-        x.mul_(2)
-        return x, x[1:], x * self.weight + self.calls
-
-
-class InputMutationModel(nn.Module):
-    """``x.mul_(2)`` then ``x * weight``: an in-place update of a user input, nothing else."""
-
-    def __init__(self):
-        super().__init__()
-        self.weight = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
-
-    def forward(self, x):
-        x.mul_(2)
-        return x * self.weight
-
-
-class IntArgumentModel(nn.Module):
-    """``x * weight * n`` with a Python int ``n``: the input that ``ignore_shape_env`` is about."""
-
-    def __init__(self):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(3))
-
-    def forward(self, x, n):
-        return x * self.weight * n
-
-
-# --------------------------------------------------------------------------- inputs and shared exports
-def build_models(model_cls, seed=0, dtype=None):
-    """A seeded CPU reference module (train mode) and an identical copy on DEVICE, optionally cast.
-
-    The global RNG is forked so building models leaves no trace on the process's random state.
-    """
+def build_models(model_fn, seed=0):
+    """A seeded CPU reference module (train mode) and an identical copy on DEVICE; the global RNG is untouched."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        reference = model_cls()
-    if dtype is not None:
-        reference = reference.to(dtype)
+        reference = model_fn()
     return reference, copy.deepcopy(reference).to(DEVICE)
 
 
-def sample(*shape, seed):
-    """A deterministic CPU tensor drawn from a private generator."""
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
-
-
-def integers(*shape, seed, dtype=torch.float32, low=-3, high=4):
-    """Deterministic integer-valued CPU floats in [low, high): exact in every floating dtype."""
-    return torch.randint(low, high, shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
-
-
-def on_device(tensor):
-    """A fresh copy on DEVICE (``.to`` alone would alias a CPU tensor on a CPU run)."""
-    return tensor.detach().clone().to(DEVICE)
-
-
-def leaf(tensor):
-    """A fresh leaf copy on DEVICE that requires grad."""
-    return on_device(tensor).requires_grad_(True)
-
-
-def leaf_copies(tensors):
-    """Fresh leaves (same device) that require grad: what a caller passes as parameters."""
-    return [t.detach().clone().requires_grad_(True) for t in tensors]
-
-
-def export_and_compile(model, args, kwargs=None, *, grad=True, export_options=None, compile_options=None,
-                       list_and_keyword=False):
-    """Export ``model`` with grad mode ``grad`` and compile it while the export's stack is open.
-
-    ``list_and_keyword`` uses the other call form: ``export(stack, mod, [*args], kwargs=kwargs)``.
-    """
-    with torch.set_grad_enabled(grad), contextlib.ExitStack() as stack:
-        if list_and_keyword:
-            joint = aot_autograd.aot_export_joint_with_descriptors(stack, model, list(args), kwargs=kwargs,
-                                                                   **(export_options or {}))
-        else:
-            joint = aot_autograd.aot_export_joint_with_descriptors(stack, model, args, kwargs,
-                                                                   **(export_options or {}))
-        compiled = aot_autograd.aot_compile_joint_with_descriptors(joint, **(compile_options or {}))
-    return joint, compiled
-
-
 class Exported:
-    """One export + compile of a freshly built model; tests read it and never mutate its modules."""
+    """Export (grad mode ``grad``) and compile a fresh model on ``make(DEVICE)``'s examples; ``list_and_keyword``
+    uses the other call form, ``export(stack, mod, [*args], kwargs=kwargs)``. Tests never mutate its modules."""
 
-    def __init__(self, model_cls, args_cpu, kwargs_cpu=None, *, seed=0, dtype=None, grad=True,
-                 input_requires_grad=False, list_and_keyword=False):
-        self.reference, self.model = build_models(model_cls, seed, dtype)
-        make = leaf if input_requires_grad else on_device
-        self.args = tuple(make(a) if isinstance(a, torch.Tensor) and a.is_floating_point() else
-                          (on_device(a) if isinstance(a, torch.Tensor) else a) for a in args_cpu)
-        self.kwargs = None if kwargs_cpu is None else {k: on_device(v) for k, v in kwargs_cpu.items()}
-        self.joint, self.compiled = export_and_compile(self.model, self.args, self.kwargs, grad=grad,
-                                                       list_and_keyword=list_and_keyword)
+    def __init__(self, model_fn, make, *, grad=True, list_and_keyword=False, **options):
+        self.reference, self.model = build_models(model_fn)
+        self.make = make
+        self.args, self.kwargs = make(DEVICE)
+        export = aot_autograd.aot_export_joint_with_descriptors
+        with torch.set_grad_enabled(grad), contextlib.ExitStack() as stack:
+            self.joint = (export(stack, self.model, list(self.args), kwargs=self.kwargs, **options) if list_and_keyword
+                          else export(stack, self.model, self.args, self.kwargs, **options))
+            self.compiled = aot_autograd.aot_compile_joint_with_descriptors(self.joint)
 
 
 _SHARED = {}
 
 
-def shared(name, *args, **kwargs):
-    """The process-wide ``Exported(*args, **kwargs)`` called ``name``: each export is paid once per run."""
+def inputs(*tensors, grad=False, **kwargs):
+    """A ``make(device)``: fresh copies of CPU ``tensors`` (floats made leaves requiring grad if ``grad``)."""
+    def make(device):
+        args = tuple(t.detach().clone().to(device).requires_grad_(grad and (t.is_floating_point() or t.is_complex()))
+                     for t in tensors)
+        return args, ({k: v.detach().clone().to(device) for k, v in kwargs.items()} if kwargs else None)
+    return make
+
+
+# --------------------------------------------------------------------------- models
+class Model(nn.Module):
+    """A module whose forward is ``fn(self, *args, **kwargs)``; submodules, then parameters (requiring grad where
+    the dtype is in GRAD_DTYPES), then buffers are registered in the order given."""
+
+    def __init__(self, fn, modules=(), params=(), buffers=()):
+        super().__init__()
+        self.fn = fn
+        for name, module in modules:
+            self.add_module(name, module)
+        for name, tensor in params:
+            self.register_parameter(name, nn.Parameter(tensor, requires_grad=tensor.dtype in GRAD_DTYPES))
+        for name, tensor in buffers:
+            self.register_buffer(name, tensor)
+
+    def forward(self, *args, **kwargs):
+        return self.fn(self, *args, **kwargs)
+
+
+def multi_output_forward(m, x):
+    narrow, wide = m.narrow(x), torch.tanh(m.wide(x))
+    return narrow, {"wide": wide, "top": wide.argmax(1), "positive": narrow > 0, "count": (wide > 0).sum()}
+
+
+def dtypes_forward(m, *xs):
+    """Per input x: ``x * scale_i`` (also stored in buffer ``last_i``), ``float32(x) / 2``, ``x != 0`` and the
+    argmax per row of x (of the float32 row where x's dtype has no argmax kernel)."""
+    outs = []
+    for i, x in enumerate(xs):
+        y = x * getattr(m, f"scale_{i}")
+        getattr(m, f"last_{i}").copy_(y)
+        real = (x.real if x.is_complex() else x).to(torch.float32) * 0.5
+        mask = x != 0
+        outs.append((y, real, mask, (real if x.dtype in ARGMAX_REFUSED else x).argmax(1)))
+    return outs
+
+
+def dtypes_model(dtypes):
+    return Model(dtypes_forward, params=[(f"scale_{i}", values((3,), d, start=2)) for i, d in enumerate(dtypes)],
+                 buffers=[(f"last_{i}", torch.zeros(2, 3).to(d)) for i, d in enumerate(dtypes)])
+
+
+def dtype_inputs(dtypes):
+    """One (2, 3) input per dtype; those of GRAD_DTYPES require grad."""
+    def make(device):
+        return tuple(values((2, 3), d, start=i).to(device).requires_grad_(d in GRAD_DTYPES)
+                     for i, d in enumerate(dtypes)), None
+    return make
+
+
+@functools.lru_cache(maxsize=None)
+def device_dtypes():
+    """ALL_DTYPES whose eager run works on DEVICE (all of them on the CPU)."""
+    return ALL_DTYPES if DEVICE == "cpu" else tuple(d for d in ALL_DTYPES if eager_error(
+        lambda d=d: dtypes_model((d,)).to(DEVICE)(*dtype_inputs((d,))(DEVICE)[0])) is None)
+
+
+def eager_error(fn):
+    """The exception type ``fn()`` raises, or None."""
+    try:
+        fn()
+    except Exception as exc:
+        return type(exc)
+    return None
+
+
+def layout_forward(m, image, volume, matrix, z):
+    """A conv of a rank-4 image, a channel scale of a rank-5 volume, a row scale of a matrix with its argmax and
+    mask, a complex scale of a complex matrix with its real part and a mask of its magnitude."""
+    scaled = z * m.phase
+    return (m.conv(image), image * 2, volume * m.channel, matrix * m.row, matrix.argmax(1), matrix > 0, scaled,
+            scaled.real, z.abs() > 2)
+
+
+LAYOUT_SHAPES = ((2, 3, 4, 5), (2, 3, 2, 4, 5), (3, 4), (3, 4))
+NONCONTIGUOUS_EXAMPLE = {0: lambda t: t.to(memory_format=torch.channels_last),
+                         1: lambda t: t.to(memory_format=torch.channels_last_3d), 2: lambda t: t.t().contiguous().t(),
+                         3: lambda t: t.conj()}
+LAYOUT_CASES = {  # label: view per input (image, volume, matrix, z: by position) and parameter (by name)
+    "contiguous": {},
+    "channels_last(_3d) image, volume and conv weight, transposed matrix, conj z and phase": {
+        **NONCONTIGUOUS_EXAMPLE, "conv.weight": lambda t: t.to(memory_format=torch.channels_last),
+        "phase": lambda t: t.conj()},
+    "image, z and row sliced with step 2, expanded (stride 0) matrix and channel, neg view z and phase": {
+        0: lambda t: torch.cat([t, t], -1)[..., ::2], 2: lambda t: t[:1].expand(3, 4),
+        3: lambda t: torch._neg_view(torch.cat([t, t], -1)[:, ::2]), "row": lambda t: torch.cat([t, t])[::2],
+        "channel": lambda t: t[:1].expand(3, 1, 1, 1), "phase": lambda t: torch._neg_view(t)},
+    "matrix sliced with step 2, expanded z, conj of a transposed neg view z": {
+        2: lambda t: torch.cat([t, t])[::2],
+        3: lambda t: torch._neg_view(t.t().contiguous()).t().conj()[1:2].expand(3, 4)},
+}
+
+
+def layout_inputs(views):
+    """Float32 image/volume/matrix and a complex64 z, viewed as ``views`` says, then made leaves requiring grad (a
+    view of a tensor without grad is a leaf and keeps its strides)."""
+    dtypes = (torch.float32, torch.float32, torch.float32, torch.complex64)
+
+    def make(device):
+        bases = [values(shape, dtype, start=i).to(device) for i, (shape, dtype) in enumerate(zip(LAYOUT_SHAPES,
+                                                                                                 dtypes))]
+        return tuple(views.get(i, lambda t: t)(b).requires_grad_(True) for i, b in enumerate(bases)), None
+    return make
+
+
+def sparse_forward(m, x):
+    out = torch.mm(x, m.weight)
+    return out, out.argmax(1), out > 0
+
+
+SPARSE_BASE = torch.tensor([[0.0, 1, 0, 2], [3, 0, 0, 0], [0, 0, 4, 5], [0, -6, 0, 0]])
+SIZE_CASES = {  # label: CPU input
+    "square, transposed": values((4, 4)).t(), "0-d input": values(()),
+    "batch of 0": values((0, 3)), "inner dimension of 0": values((2, 0)), "size-1 dimensions": values((1, 3, 1))}
+
+
+def side_effect_forward(m, x):
+    m.calls.add_(1)
+    x.mul_(2)
+    return x, x[1:], x * m.weight + m.calls
+
+
+MODELS = {  # name: factory of the CPU reference module
+    "linear": lambda: Model(lambda m, x: m.proj(x), [("proj", nn.Linear(3, 2))]),  # proj.weight before proj.bias
+    "batchnorm": lambda: Model(lambda m, x: torch.tanh(m.norm(m.proj(x))),  # train mode: 3 buffers mutated
+                               [("proj", nn.Linear(3, 4)), ("norm", nn.BatchNorm1d(4))]),
+    "multi_output": lambda: Model(multi_output_forward, [("wide", nn.Linear(3, 4)), ("narrow", nn.Linear(3, 2))]),
+    "keyword": lambda: Model(lambda m, x, *, scale, shift: m.proj(x) * scale + shift, [("proj", nn.Linear(3, 2))]),
+    "dtypes": lambda: dtypes_model(device_dtypes()),
+    "layout": lambda: Model(layout_forward, [("conv", nn.Conv2d(3, 2, kernel_size=2))], [
+        ("channel", torch.tensor([1.0, -2.0, 0.5]).view(3, 1, 1, 1)), ("row", torch.tensor([1.0, -1.0, 2.0, 0.5])),
+        ("phase", values((4,), torch.complex64, start=3))]),
+    "sparse": lambda: Model(sparse_forward, params=[("weight", values((4, 3)))]),  # (4, 4) x of any layout @ weight
+    "sizes": lambda: Model(  # Linear of a batch of 0, then (x * scale_i, its sum) per further input
+        lambda m, empty, *xs: (m.proj(empty), [(x * getattr(m, f"scale_{i}"), (x * getattr(m, f"scale_{i}")).sum())
+                                               for i, x in enumerate(xs)]),
+        [("proj", nn.Linear(3, 2))], [(f"scale_{i}", torch.tensor(1.5)) for i in range(len(SIZE_CASES))]),
+    "side_effect": lambda: Model(side_effect_forward, params=[("weight", torch.tensor([1.0, 2.0, 3.0]))],
+                                 buffers=[("calls", torch.zeros(()))]),
+    "input_mutation": lambda: Model(lambda m, x: x.mul_(2) * m.weight, params=[("weight", values((3,), start=4))]),
+}
+EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywords: grad mode, call form, options)
+    "linear": ("linear", inputs(values((2, 3)) / 2), {}),
+    "linear/inference": ("linear", inputs(values((2, 3)) / 2), {"grad": False}),
+    "batchnorm": ("batchnorm", inputs(values((5, 3)) / 4), {}),
+    "multi_output": ("multi_output", inputs(values((4, 3)) / 2, grad=True), {}),
+    "keyword": ("keyword", inputs(values((4, 3)), scale=torch.tensor(2.0), shift=values((2,))),
+                {"list_and_keyword": True}),
+    "dtypes": ("dtypes", lambda device: dtype_inputs(device_dtypes())(device), {}),
+    "layouts/contiguous": ("layout", layout_inputs({}), {}),
+    "layouts/non-contiguous": ("layout", layout_inputs(NONCONTIGUOUS_EXAMPLE), {}),
+    "sparse/dense": ("sparse", inputs(SPARSE_BASE), {}),
+    "sizes": ("sizes", inputs(torch.zeros(0, 3), *SIZE_CASES.values(), grad=True), {}),
+    "side_effect/training": ("side_effect", inputs(torch.tensor([1.0, 2.0, 3.0])), {}),
+    "side_effect/inference": ("side_effect", inputs(torch.tensor([1.0, 2.0, 3.0])), {"grad": False}),
+    "input_mutation": ("input_mutation", inputs(torch.ones(3)), {"grad": False}),
+    "input_mutation/keep": ("input_mutation", inputs(torch.ones(3)),
+                            {"grad": False, "keep_inference_input_mutations": True}),
+    "input_mutation/disable": ("input_mutation", inputs(torch.ones(3)),
+                               {"grad": False, "disable_functionalization": True}),
+}
+
+
+def shared(name):
+    """The process-wide export + compile called ``name`` in EXPORTS: each is paid once per run."""
     if name not in _SHARED:
-        _SHARED[name] = Exported(*args, **kwargs)
+        model, make, options = EXPORTS[name]
+        _SHARED[name] = Exported(MODELS[model], make, **options)
     return _SHARED[name]
 
 
-def linear():
-    return shared("linear", LinearModel, (sample(2, 3, seed=1),))
-
-
-def linear_inference():
-    """LinearModel exported with grad disabled: an inference graph."""
-    return shared("linear/inference", LinearModel, (sample(2, 3, seed=1),), grad=False)
-
-
-def batchnorm():
-    return shared("batchnorm", BatchNormModel, (sample(5, 3, seed=1),))
-
-
-def multi_output():
-    return shared("multi_output", MultiOutputModel, (sample(4, 3, seed=1),), input_requires_grad=True)
-
-
-def keyword_model():
-    """KeywordModel exported in the list/keyword call form: ``export(stack, mod, [x], kwargs={...})``."""
-    return shared("keyword", KeywordModel, (sample(4, 3, seed=1),),
-                  {"scale": torch.tensor(2.0), "shift": sample(2, seed=2)}, list_and_keyword=True)
-
-
-def scale_shift(dtype=torch.float32):
-    """ScaleShiftModel in ``dtype``, exported from a (4, 3) example whose x requires grad: contiguous, except for
-    float64 whose example is transposed (so one export also serves the layouts' export-from-a-strided-example)."""
-    x = integers(3, 4, seed=1, dtype=dtype).t() if dtype == torch.float64 else None
-    return shared(f"scale_shift/{dtype}", ScaleShiftModel, scale_shift_inputs(seed=1, dtype=dtype, x=x), dtype=dtype,
-                  input_requires_grad=True)
-
-
-def scale_shift_inputs(seed, dtype=torch.float32, x=None):
-    """``(x, mask, repeat)`` for ScaleShiftModel: integer-valued x, a bool mask, an int64 0-d repeat."""
-    x = integers(4, 3, seed=seed, dtype=dtype) if x is None else x
-    return x, torch.tensor([True, False, True]), torch.tensor(2)
-
-
-def scale_shift_closed_form(x, mask, repeat, weight, bias, grad_out):
-    """Output and gradients (weight, bias, x) of ScaleShiftModel for ``sum(out * grad_out)``, in float64."""
-    x, weight, bias, grad_out = (t.detach().cpu().double() for t in (x, weight, bias, grad_out))
-    mask, repeat = mask.cpu(), repeat.cpu().double()
-    out = torch.where(mask, x * weight + bias, x) * repeat
-    lead = tuple(range(x.dim() - 1))
-    grad_weight = (torch.where(mask, x, 0.0) * grad_out * repeat).sum(lead)
-    grad_bias = (torch.where(mask, 1.0, 0.0) * grad_out * repeat).expand_as(x).sum(lead)
-    grad_x = torch.where(mask, weight, 1.0) * grad_out * repeat
-    return out, grad_weight, grad_bias, grad_x
-
-
-def placeholders(graph_module):
-    """``[(name, descriptor), ...]`` for every placeholder of the joint graph, in order."""
-    return [(node.name, node.meta.get("desc")) for node in graph_module.graph.nodes if node.op == "placeholder"]
-
-
-def output_descriptors(graph_module):
-    """The descriptors annotated on the joint graph's output node, one per flat output."""
-    (output,) = [node for node in graph_module.graph.nodes if node.op == "output"]
-    return list(output.meta["desc"])
-
-
-def graph_ops(graph_module):
-    """The targets of the joint graph's call_function nodes, in order, as strings (``aten.mul.Tensor``)."""
-    return [str(node.target) for node in graph_module.graph.nodes if node.op == "call_function"]
+# --------------------------------------------------------------------------- graph helpers
+# [(name, descriptor)] of the placeholders; descriptors of the outputs; call_function targets ("aten.mul.Tensor").
+def placeholders(gm): return [(node.name, node.meta.get("desc")) for node in gm.graph.nodes if node.op == "placeholder"]
+def output_descriptors(gm): return list([node for node in gm.graph.nodes if node.op == "output"][0].meta["desc"])
+def graph_ops(gm): return [str(node.target) for node in gm.graph.nodes if node.op == "call_function"]
+def parameter_names(model): return [name for name, _ in model.named_parameters()]
+def buffer_names(model): return [name for name, _ in model.named_buffers()]
 
 
 def descriptors():
-    """The descriptor classes (module exists only where the API does, hence imported lazily)."""
-    from torch._functorch._aot_autograd import descriptors as module
+    from torch._functorch._aot_autograd import descriptors as module  # exists only where the API does
     return module
-
-
-def parameter_names(model):
-    return [name for name, _ in model.named_parameters()]
-
-
-def buffer_names(model):
-    return [name for name, _ in model.named_buffers()]
 
 
 def recording_compiler(stage, events):
     """An AOT compiler that logs when it compiles and when its compiled code runs, then runs the graph."""
-
     def compiler(graph_module, example_inputs):
         events.append((stage, "compile", graph_module, len(example_inputs)))
 
         def run(args):
             events.append((stage, "run"))
             return torch.fx.Interpreter(graph_module).boxed_run(args)
-
         run._boxed_call = True
         return run
-
     return compiler
 
 
-class SharedExportsTestCase(TestCase):
-    """TestCase whose subclasses name, in ``shared_exports``, the exports they read: built in setUpClass (outside
-    the test bodies), once per process, and only read by the tests (they pass fresh parameters, buffers, inputs)."""
+def backward(outputs):
+    """Backpropagate ``sum(output * cotangent)`` over the strided outputs that require grad (real part)."""
+    losses = [(o * cotangent(o)).sum() for o in pytree.tree_leaves(outputs)
+              if isinstance(o, torch.Tensor) and o.requires_grad and o.layout == torch.strided]
+    if losses:
+        torch.stack([(loss.real if loss.is_complex() else loss).float() for loss in losses]).sum().backward()
+
+
+def run(exported, make, device, *, compiled, grad=True, calls=1, params=None, backprop=True):
+    """Call the compiled callable (fresh parameter leaves and buffer copies on ``device``) or an eager copy of the
+    reference (on ``device``) ``calls`` times with ``make(device)``'s inputs, backpropagating after each call.
+    Returns the named results: outputs (last call), parameter and input gradients, buffers, inputs after the calls."""
+    module = None if compiled else copy.deepcopy(exported.reference).to(device)
+    names = parameter_names(exported.reference)
+    if compiled:
+        params = leaf_copies(exported.model.parameters()) if params is None else params
+        buffers = [b.clone() for b in exported.model.buffers()]
+    else:  # given parameters are swapped in with their layouts (views, memory formats) by functional_call
+        params = list(module.parameters()) if params is None else [
+            p.detach().to(device).requires_grad_(p.requires_grad) for p in params]
+        buffers = list(module.buffers())
+    args, kwargs = make(device)
+    for _ in range(calls):
+        with torch.set_grad_enabled(grad):
+            out = (exported.compiled(*params, *buffers, *args, **(kwargs or {})) if compiled else
+                   torch.func.functional_call(module, dict(zip(names, params)), args, kwargs or {}))
+        if backprop:
+            with torch.enable_grad():
+                backward(out)
+    return ([("output", out)] + [(f"gradient of {n}", p.grad) for n, p in zip(names, params)]
+            + [(f"buffer {n}", b) for n, b in zip(buffer_names(exported.reference), buffers)]
+            + [(f"input {i}", a) for i, a in enumerate(args)]
+            + [(f"gradient of input {i}", getattr(a, "grad", None)) for i, a in enumerate(args)]
+            + [(f"keyword {k}", v) for k, v in (kwargs or {}).items()])
+
+
+class AotTestCase(TestCase):
+    """Builds the exports named in ``shared_exports`` in setUpClass (once per process) and compares the compiled
+    callable with eager."""
 
     shared_exports = ()
 
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        for build in cls.shared_exports:
-            build()
+        for name in cls.shared_exports:
+            shared(name)
+
+    def assert_same_leaf(self, what, got, want, tol):
+        if not isinstance(want, torch.Tensor):
+            self.assert_value(got, want, what)
+            return
+        self.assert_tensor(got, want, what, device=DEVICE, **tol)
+        self.assert_value(got.requires_grad, want.requires_grad, f"{what}: requires_grad")
+        if want.layout == torch.strided:
+            self.assert_value((got.is_conj(), got.is_neg()), (want.is_conj(), want.is_neg()), f"{what}: conj/neg bits")
+            # A device may choose other strides; its memory format must still be eager's.
+            formats = [torch.contiguous_format] + [{4: torch.channels_last, 5: torch.channels_last_3d}.get(want.dim())]
+            layout = (lambda t: t.stride()) if DEVICE == "cpu" else (
+                lambda t: [t.is_contiguous(memory_format=f) for f in formats if f is not None])
+            self.assert_value(layout(got), layout(want), f"{what}: strides (memory formats on an accelerator)")
+
+    def assert_same_results(self, label, got, want, tol=TOLERANCE):
+        """Every named result (see :func:`run`) of ``got`` equals ``want``: structure, then leaf by leaf."""
+        self.assert_value([what for what, _ in got], [what for what, _ in want], f"{label}: results")
+        for (what, got_value), (_, want_value) in zip(got, want):
+            self.assert_value(pytree.tree_structure(got_value), pytree.tree_structure(want_value),
+                              f"{label}: structure of {what}")
+            for i, (g, w) in enumerate(zip(pytree.tree_leaves(got_value), pytree.tree_leaves(want_value))):
+                self.assert_same_leaf(f"{label}: {what} leaf {i}", g, w, tol)
+
+    def assert_matches_eager(self, label, exported, make=None, tol=TOLERANCE, eager_grad=None, **options):
+        """The compiled callable on DEVICE gives eager CPU's outputs, gradients, buffers and inputs (eager runs with
+        grad mode ``eager_grad`` if given)."""
+        make = make or exported.make
+        got = run(exported, make, DEVICE, compiled=True, **options)
+        options["grad"] = options.get("grad", True) if eager_grad is None else eager_grad
+        self.assert_same_results(label, got, run(exported, make, "cpu", compiled=False, **options), tol)
+        return got
 
 
 # --------------------------------------------------------------------------- export
 @requires_api(EXPORT_API, since="2.9")
-class TestAotExportJointWithDescriptors(SharedExportsTestCase):
+class TestAotExportJointWithDescriptors(AotTestCase):
     """aot_export_joint_with_descriptors: specs, descriptors and the joint graph itself."""
 
-    shared_exports = (linear, linear_inference, batchnorm, multi_output, keyword_model)
+    shared_exports = ("linear", "linear/inference", "batchnorm", "multi_output", "keyword")
 
     def test_params_and_buffers_spec_list_module_names_in_order(self):
         """params_spec / buffers_spec equal named_parameters() / named_buffers() names, in module order."""
-        cases = [
-            ("LinearModel", linear(), ["proj.weight", "proj.bias"], []),
-            ("BatchNormModel", batchnorm(), ["proj.weight", "proj.bias", "norm.weight", "norm.bias"],
-             ["norm.running_mean", "norm.running_var", "norm.num_batches_tracked"]),
-            ("MultiOutputModel", multi_output(), ["wide.weight", "wide.bias", "narrow.weight", "narrow.bias"], []),
-        ]
-        for label, exported, expected_params, expected_buffers in cases:
+        for label, params, buffers in [
+                ("linear", ["proj.weight", "proj.bias"], []),
+                ("batchnorm", ["proj.weight", "proj.bias", "norm.weight", "norm.bias"],
+                 ["norm.running_mean", "norm.running_var", "norm.num_batches_tracked"]),
+                ("multi_output", ["wide.weight", "wide.bias", "narrow.weight", "narrow.bias"], [])]:
             with self.subTest(label):
-                self.assert_value(type(exported.joint.params_spec), list, f"{label}: params_spec type")
-                self.assert_value(type(exported.joint.buffers_spec), list, f"{label}: buffers_spec type")
-                self.assert_value(exported.joint.params_spec, expected_params, f"{label}: params_spec")
-                self.assert_value(exported.joint.buffers_spec, expected_buffers, f"{label}: buffers_spec")
+                exported = shared(label)
+                self.assert_value((exported.joint.params_spec, exported.joint.buffers_spec), (params, buffers),
+                                  f"{label}: (params_spec, buffers_spec)")
+                self.assertIs(type(exported.joint.params_spec), list, f"{label}: params_spec is a list")
 
-    def test_graph_module_is_an_fx_graph_with_a_descriptor_on_every_input(self):
-        """graph_module is a torch.fx.GraphModule whose placeholders and outputs all carry meta['desc']."""
-        joint = linear().joint
-        self.assert_true(isinstance(joint.graph_module, torch.fx.GraphModule),
-                         f"graph_module is a torch.fx.GraphModule (got {type(joint.graph_module).__name__})")
-        missing = [name for name, desc in placeholders(joint.graph_module) if desc is None]
-        self.assert_value(missing, [], "placeholders without a descriptor")
-        self.assert_value(len(output_descriptors(joint.graph_module)), 4,
-                          "output descriptors (forward output, 2 parameter gradients, None for x)")
-
-    def test_joint_graph_inputs_are_primals_then_tangents(self):
-        """Placeholders: params, buffers, user inputs as primals_1..N (in spec order), then one tangent per output."""
+    def test_joint_graph_inputs_are_primals_then_one_tangent_per_float_output(self):
+        """Placeholders: params, buffers, user inputs as primals_1..N, then a tangent per float output (the int64
+        and bool leaves of the multi-output model get none); every placeholder carries a descriptor."""
         d = descriptors()
-        exported = batchnorm()
-        expected_descs = ([d.ParamAOTInput(target=name) for name in parameter_names(exported.model)]
-                          + [d.BufferAOTInput(target=name) for name in buffer_names(exported.model)]
-                          + [d.PlainAOTInput(idx=0)]
-                          + [d.TangentAOTInput(output=d.PlainAOTOutput(idx=0))])
-        expected_names = [f"primals_{i}" for i in range(1, 9)] + ["tangents_1"]
-        self.assert_value(placeholders(exported.joint.graph_module), list(zip(expected_names, expected_descs)),
-                          "BatchNormModel joint-graph placeholders")
-
-        exported = multi_output()
-        expected_descs = ([d.ParamAOTInput(target=name) for name in parameter_names(exported.model)]
-                          + [d.PlainAOTInput(idx=0)]
-                          + [d.TangentAOTInput(output=d.PlainAOTOutput(idx=i)) for i in range(2)])
-        expected_names = [f"primals_{i}" for i in range(1, 6)] + ["tangents_1", "tangents_2"]
-        self.assert_value(placeholders(exported.joint.graph_module), list(zip(expected_names, expected_descs)),
-                          "MultiOutputModel joint-graph placeholders (one tangent per output leaf)")
+        for label, tangents in [("batchnorm", 1), ("multi_output", 2)]:
+            with self.subTest(label):
+                exported, model = shared(label), shared(label).model
+                self.assertIsInstance(exported.joint.graph_module, torch.fx.GraphModule, f"{label}: graph_module")
+                descs = ([d.ParamAOTInput(target=name) for name in parameter_names(model)]
+                         + [d.BufferAOTInput(target=name) for name in buffer_names(model)] + [d.PlainAOTInput(idx=0)])
+                names = [f"primals_{i}" for i in range(1, len(descs) + 1)]
+                descs += [d.TangentAOTInput(output=d.PlainAOTOutput(idx=i)) for i in range(tangents)]
+                names += [f"tangents_{i}" for i in range(1, tangents + 1)]
+                self.assert_value(placeholders(exported.joint.graph_module), list(zip(names, descs)),
+                                  f"{label}: joint-graph placeholders")
 
     def test_joint_graph_outputs_are_buffer_updates_outputs_then_gradients(self):
-        """Outputs: buffer mutations, forward outputs, a gradient per differentiable primal, None elsewhere."""
+        """Outputs: buffer mutations, every forward output (int64 and bool too), a gradient per differentiable
+        primal, None elsewhere."""
         d = descriptors()
-        exported = batchnorm()
-        expected = ([d.InputMutationAOTOutput(mutated_input=d.BufferAOTInput(target=n))
-                     for n in buffer_names(exported.model)]
-                    + [d.PlainAOTOutput(idx=0)]
-                    + [d.GradAOTOutput(grad_of=d.ParamAOTInput(target=n)) for n in parameter_names(exported.model)]
-                    + [None] * 4)  # three buffers and x have no gradient
-        self.assert_value(output_descriptors(exported.joint.graph_module), expected,
-                          "BatchNormModel joint-graph outputs")
-
-        exported = multi_output()
-        expected = ([d.PlainAOTOutput(idx=0), d.PlainAOTOutput(idx=1)]
-                    + [d.GradAOTOutput(grad_of=d.ParamAOTInput(target=n)) for n in parameter_names(exported.model)]
-                    + [d.GradAOTOutput(grad_of=d.PlainAOTInput(idx=0))])  # x requires grad
-        self.assert_value(output_descriptors(exported.joint.graph_module), expected,
-                          "MultiOutputModel joint-graph outputs")
+        bn, multi = shared("batchnorm").model, shared("multi_output").model
+        cases = [("BatchNorm", shared("batchnorm"),
+                  [d.InputMutationAOTOutput(mutated_input=d.BufferAOTInput(target=n)) for n in buffer_names(bn)]
+                  + [d.PlainAOTOutput(idx=0)] + [d.GradAOTOutput(grad_of=d.ParamAOTInput(target=n))
+                                                 for n in parameter_names(bn)] + [None] * 4),
+                 ("multi-output", shared("multi_output"),
+                  [d.PlainAOTOutput(idx=i) for i in range(5)]
+                  + [d.GradAOTOutput(grad_of=d.ParamAOTInput(target=n)) for n in parameter_names(multi)]
+                  + [d.GradAOTOutput(grad_of=d.PlainAOTInput(idx=0))])]
+        for label, exported, expected in cases:
+            with self.subTest(label):
+                self.assert_value(output_descriptors(exported.joint.graph_module), expected, f"{label}: outputs")
 
     def test_joint_graph_computes_outputs_and_vector_jacobian_products(self):
         """graph_module(primals, tangents) returns (forward outputs, gradients) equal to eager autograd.grad."""
-        exported = multi_output()
+        exported = shared("multi_output")
         reference = copy.deepcopy(exported.reference)
         (x,) = exported.args
-        tangents_cpu = [sample(4, 2, seed=2), sample(4, 4, seed=3)]
-        primals = [p.detach() for p in exported.model.parameters()] + [x.detach()]
         with torch.enable_grad():
-            forward_outs, grads = exported.joint.graph_module(primals, [on_device(t) for t in tangents_cpu])
             x_ref = x.detach().cpu().clone().requires_grad_(True)
             ref_outs = pytree.tree_leaves(reference(x_ref))
-            ref_grads = torch.autograd.grad(ref_outs, list(reference.parameters()) + [x_ref], tangents_cpu)
-        self.assert_value(len(forward_outs), 2, "number of forward outputs of the joint graph")
-        for i, (got, want) in enumerate(zip(forward_outs, ref_outs)):
-            self.assert_tensor(got, want.detach(), f"joint graph forward output {i}", device=DEVICE, **TOLERANCE)
-        self.assert_value(len(grads), 5, "number of gradients (4 parameters + x)")
-        for name, got, want in zip(parameter_names(reference) + ["x"], grads, ref_grads):
-            self.assert_tensor(got, want, f"joint graph gradient of {name}", device=DEVICE, **TOLERANCE)
+            float_outs = [o for o in ref_outs if o.is_floating_point()]
+            tangents = [cotangent(o) for o in float_outs]
+            forward_outs, grads = exported.joint.graph_module(
+                [p.detach() for p in exported.model.parameters()] + [x.detach()], [on_device(t) for t in tangents])
+            ref_grads = torch.autograd.grad(float_outs, list(reference.parameters()) + [x_ref], tangents)
+        self.assert_same_results("joint graph", [("outputs", list(forward_outs)), ("gradients", list(grads))],
+                                 [("outputs", [o.detach() for o in ref_outs]), ("gradients", list(ref_grads))])
 
-    def test_in_spec_describes_params_buffers_inputs_and_kwargs(self):
-        """in_spec is the pytree spec of ([*params, *buffers, *args], kwargs); kwargs become plain inputs. Same for
-        both call forms: BatchNormModel is exported as (stack, mod, (x,)), KeywordModel as (stack, mod, [x],
-        kwargs={...})."""
-        exported = batchnorm()
-        flat = list(exported.model.parameters()) + list(exported.model.buffers()) + list(exported.args)
-        self.assert_value(exported.joint.in_spec, pytree.tree_structure((flat, {})), "BatchNormModel in_spec")
-        self.assert_value(exported.joint.in_spec.num_leaves, 8,
-                          "BatchNormModel in_spec leaves (4 params + 3 buffers + x)")
-
-        exported = keyword_model()
-        flat = list(exported.model.parameters()) + list(exported.args)
-        self.assert_value(exported.joint.in_spec, pytree.tree_structure((flat, exported.kwargs)),
-                          "KeywordModel in_spec")
-        self.assert_value(exported.joint.in_spec.num_leaves, 5, "KeywordModel in_spec leaves (2 params + x + 2 kwargs)")
+    def test_in_and_out_spec_describe_the_call(self):
+        """in_spec is the pytree spec of ([*params, *buffers, *args], kwargs) for both call forms (BatchNorm:
+        (stack, mod, (x,)), keyword: (stack, mod, [x], kwargs={...})); kwargs become plain inputs in in_spec
+        order; out_spec is the structure of the eager output."""
         d = descriptors()
-        user_inputs = [desc for _, desc in placeholders(exported.joint.graph_module)][2:5]
-        self.assert_value(user_inputs, [d.PlainAOTInput(idx=i) for i in range(3)],
-                          "KeywordModel user-input descriptors (x, then the kwargs in in_spec order)")
-
-    def test_out_spec_is_the_eager_output_structure(self):
-        """out_spec equals the pytree structure of the module's eager output (leaf, or tuple with a dict)."""
-        x_cpu = sample(2, 3, seed=1)
-        exported = linear()
-        self.assert_value(exported.joint.out_spec, pytree.tree_structure(exported.reference(x_cpu)),
-                          "LinearModel out_spec")
-        self.assert_true(exported.joint.out_spec.is_leaf(), f"single tensor output is a leaf spec: "
-                                                            f"{exported.joint.out_spec}")
-        exported = multi_output()
-        self.assert_value(exported.joint.out_spec, pytree.tree_structure(exported.reference(x_cpu)),
-                          "MultiOutputModel out_spec")
-        self.assert_value(exported.joint.out_spec.num_leaves, 2, "MultiOutputModel out_spec leaves")
+        for label, exported, leaves in [("BatchNorm", shared("batchnorm"), 8), ("keyword", shared("keyword"), 5)]:
+            with self.subTest(label):
+                flat = list(exported.model.parameters()) + list(exported.model.buffers()) + list(exported.args)
+                self.assert_value(exported.joint.in_spec, pytree.tree_structure((flat, exported.kwargs or {})),
+                                  f"{label}: in_spec")
+                self.assert_value(exported.joint.in_spec.num_leaves, leaves, f"{label}: in_spec leaves")
+        user_inputs = [desc for _, desc in placeholders(shared("keyword").joint.graph_module)][2:5]
+        self.assert_value(user_inputs, [d.PlainAOTInput(idx=i) for i in range(3)], "keyword user inputs")
+        for label, exported in [("linear", shared("linear")), ("multi-output", shared("multi_output"))]:
+            with self.subTest(label):
+                eager = exported.reference(*exported.make("cpu")[0])
+                self.assert_value(exported.joint.out_spec, pytree.tree_structure(eager), f"{label}: out_spec")
+        self.assertTrue(shared("linear").joint.out_spec.is_leaf(), "a single tensor output is a leaf spec")
 
     def test_export_with_grad_disabled_traces_an_inference_graph(self):
-        """With grad mode off at export the graph has no tangents and no gradients; outputs don't require grad."""
+        """Grad off at export: no tangents, no gradients; outputs don't require grad even when called with grad."""
         d = descriptors()
-        exported = linear_inference()
-        joint = exported.joint
+        joint = shared("linear/inference").joint
         expected = [d.ParamAOTInput(target="proj.weight"), d.ParamAOTInput(target="proj.bias"), d.PlainAOTInput(idx=0)]
-        self.assert_value([desc for _, desc in placeholders(joint.graph_module)], expected,
-                          "inference-graph placeholders")
-        self.assert_value(output_descriptors(joint.graph_module), [d.PlainAOTOutput(idx=0)], "inference-graph outputs")
-        x_cpu = sample(2, 3, seed=4)
-        with torch.enable_grad():
-            out = exported.compiled(*leaf_copies(exported.model.parameters()), on_device(x_cpu))
-        self.assert_tensor_meta(out, "output of an inference graph", requires_grad=False)
-        with torch.no_grad():
-            expected_out = exported.reference(x_cpu)
-        self.assert_tensor(out, expected_out, "inference-graph output", device=DEVICE, **TOLERANCE)
+        self.assert_value([desc for _, desc in placeholders(joint.graph_module)], expected, "inference placeholders")
+        self.assert_value(output_descriptors(joint.graph_module), [d.PlainAOTOutput(idx=0)], "inference outputs")
+        got = self.assert_matches_eager("inference graph", shared("linear/inference"), eager_grad=False)
+        self.assertIs(got[0][1].requires_grad, False, "output of an inference graph called with grad enabled")
 
 
 # --------------------------------------------------------------------------- compile
 @requires_api(COMPILE_API, since="2.9")
-class TestAotCompileJointWithDescriptors(SharedExportsTestCase):
+class TestAotCompileJointWithDescriptors(AotTestCase):
     """aot_compile_joint_with_descriptors: the callable's outputs, gradients and buffer updates equal eager."""
 
-    shared_exports = (linear, batchnorm, multi_output, keyword_model)
+    shared_exports = ("linear", "batchnorm", "multi_output", "keyword")
 
-    def test_linear_output_matches_eager(self):
-        """compiled(*params, x) returns the eager forward output, on DEVICE."""
-        exported = linear()
-        x_cpu = sample(2, 3, seed=3)
-        with torch.enable_grad():
-            out = exported.compiled(*exported.model.parameters(), on_device(x_cpu))
-            expected = exported.reference(x_cpu)
-        self.assert_tensor(out, expected.detach(), "LinearModel output", device=DEVICE, **TOLERANCE)
-
-    def test_gradients_flow_to_the_passed_parameters(self):
-        """backward() fills .grad of the tensors passed as parameters (eager values), never the module's own."""
-        exported = linear()
-        reference = copy.deepcopy(exported.reference)
-        x_cpu, weights_cpu = sample(2, 3, seed=1), sample(2, 2, seed=2)
-        params = leaf_copies(exported.model.parameters())
-        with torch.enable_grad():
-            (exported.compiled(*params, on_device(x_cpu)) * on_device(weights_cpu)).sum().backward()
-            (reference(x_cpu) * weights_cpu).sum().backward()
-        for name, param, ref_param in zip(parameter_names(reference), params, reference.parameters()):
-            self.assert_tensor(param.grad, ref_param.grad, f"gradient of {name}", device=DEVICE, **TOLERANCE)
-        self.assert_value([name for name, p in exported.model.named_parameters() if p.grad is not None], [],
-                          "module parameters that were not passed must not receive gradients")
+    def test_outputs_gradients_and_updates_match_eager(self):
+        """Float, int64 and bool outputs, gradients of parameters and inputs, buffers: eager's, for each model; the
+        module's own parameters get no gradient and its buffers keep their values."""
+        new_keywords = inputs(values((4, 3), start=5), shift=-values((2,)), scale=torch.tensor(-3.0))
+        for label, name, make, calls in [
+                ("linear", "linear", None, 1), ("multi-output, x requires grad", "multi_output", None, 1),
+                ("BatchNorm, two calls", "batchnorm", inputs(values((5, 3), start=3) / 2), 2),
+                ("keyword, new keyword values in another order", "keyword", new_keywords, 1)]:
+            with self.subTest(label):
+                exported = shared(name)
+                self.assert_matches_eager(label, exported, make, calls=calls)
+                self.assert_value([n for n, p in exported.model.named_parameters() if p.grad is not None], [],
+                                  f"{label}: module parameters that were not passed get no gradient")
+                self.assert_value([n for (n, b), r in zip(exported.model.named_buffers(), exported.reference.buffers())
+                                   if not torch.equal(b.cpu(), r)], [], f"{label}: module buffers keep their values")
 
     def test_a_training_graph_called_under_no_grad_still_records_autograd(self):
-        """Under no_grad a training graph runs with grad enabled (a joint graph may hold enable_grad regions):
-        the output has eager values, requires grad and backpropagates; the caller's no_grad is kept."""
-        exported = linear()
-        reference = copy.deepcopy(exported.reference)
-        x_cpu = sample(2, 3, seed=1)
+        """Under no_grad a training graph runs with grad enabled: outputs require grad and backpropagate to eager's
+        gradients; the caller's no_grad is kept."""
+        exported = shared("multi_output")
         params = leaf_copies(exported.model.parameters())
         with torch.no_grad():
-            out = exported.compiled(*params, on_device(x_cpu))
-            self.assert_grad_mode(False, "caller's grad mode after the call")
-            expected = reference(x_cpu)
-        self.assert_tensor_meta(out, "training-graph output under no_grad", requires_grad=True)
-        self.assert_tensor(out, expected, "training-graph output under no_grad", device=DEVICE, **TOLERANCE)
-        with torch.enable_grad():
-            out.sum().backward()
-            reference(x_cpu).sum().backward()
-        for name, param, ref_param in zip(parameter_names(reference), params, reference.parameters()):
-            self.assert_tensor(param.grad, ref_param.grad, f"gradient of {name} through the no_grad call",
-                               device=DEVICE, **TOLERANCE)
-
-    def test_multiple_outputs_keep_structure_values_and_gradients(self):
-        """A (tensor, {"wide": tensor}) output comes back with that structure, eager values and eager gradients."""
-        exported = multi_output()
-        reference = copy.deepcopy(exported.reference)
-        x_cpu = sample(4, 3, seed=1)
-        weights_cpu = [sample(4, 2, seed=2), sample(4, 4, seed=3)]
-        x = leaf(x_cpu)
-        params = leaf_copies(exported.model.parameters())
-        x_ref = x_cpu.clone().requires_grad_(True)
-        with torch.enable_grad():
-            out = exported.compiled(*params, x)
-            ref_out = reference(x_ref)
-            sum((o * on_device(w)).sum() for o, w in zip(pytree.tree_leaves(out), weights_cpu)).backward()
-            sum((o * w).sum() for o, w in zip(pytree.tree_leaves(ref_out), weights_cpu)).backward()
-        self.assert_value(pytree.tree_structure(out), pytree.tree_structure(ref_out), "output structure")
-        self.assert_tensor(out[0], ref_out[0].detach(), "output narrow", device=DEVICE, **TOLERANCE)
-        self.assert_tensor(out[1]["wide"], ref_out[1]["wide"].detach(), "output wide", device=DEVICE, **TOLERANCE)
-        for name, param, ref_param in zip(parameter_names(reference), params, reference.parameters()):
-            self.assert_tensor(param.grad, ref_param.grad, f"gradient of {name}", device=DEVICE, **TOLERANCE)
-        self.assert_tensor(x.grad, x_ref.grad, "gradient of the input x (requires_grad at export)", device=DEVICE,
-                           **TOLERANCE)
-
-    def test_batchnorm_one_step_output_gradients_and_in_place_buffer_update(self):
-        """Train-mode BatchNorm: eager output and gradients; the passed buffers are updated in place, once."""
-        exported = batchnorm()
-        reference = copy.deepcopy(exported.reference)
-        x_cpu = sample(5, 3, seed=1)
-        params = leaf_copies(exported.model.parameters())
-        buffers = [b.clone() for b in exported.model.buffers()]
-        module_buffers_before = [b.clone() for b in exported.model.buffers()]
-        storage_before = [b.data_ptr() for b in buffers]
-        with torch.enable_grad():
-            out = exported.compiled(*params, *buffers, on_device(x_cpu))
-            out.sum().backward()
-            ref_out = reference(x_cpu)
-            ref_out.sum().backward()
-        self.assert_tensor(out, ref_out.detach(), "BatchNorm output (batch statistics)", device=DEVICE, **TOLERANCE)
-        for name, param, ref_param in zip(parameter_names(reference), params, reference.parameters()):
-            self.assert_tensor(param.grad, ref_param.grad, f"gradient of {name}", device=DEVICE, **TOLERANCE)
-        for name, buffer, ref_buffer, ptr in zip(buffer_names(reference), buffers, reference.buffers(),
-                                                 storage_before):
-            self.assert_tensor(buffer, ref_buffer, f"buffer {name} after one step", device=DEVICE, **TOLERANCE)
-            self.assert_value(buffer.data_ptr(), ptr, f"buffer {name} is updated in place (same storage)")
-        self.assert_value(int(buffers[2]), 1, "num_batches_tracked after one step")
-        changed = [name for (name, b), before in zip(exported.model.named_buffers(), module_buffers_before)
-                   if not torch.equal(b, before)]
-        self.assert_value(changed, [], "module buffers that were not passed keep their values")
-
-    def test_batchnorm_training_loop_tracks_eager_over_several_steps(self):
-        """Three SGD steps: outputs, gradients, parameters and running statistics stay equal to eager."""
-        exported = batchnorm()
-        reference = copy.deepcopy(exported.reference)
-        inputs_cpu = [sample(5, 3, seed=10 + step) for step in range(3)]
-        params = leaf_copies(exported.model.parameters())
-        buffers = [b.clone() for b in exported.model.buffers()]
-        ref_params = list(reference.parameters())
-        for step, x_cpu in enumerate(inputs_cpu, start=1):
-            with torch.enable_grad():
-                out = exported.compiled(*params, *buffers, on_device(x_cpu))
-                (out * out).sum().backward()
-                ref_out = reference(x_cpu)
-                (ref_out * ref_out).sum().backward()
-            self.assert_tensor(out, ref_out.detach(), f"output at step {step}", device=DEVICE, **TOLERANCE)
-            for name, buffer, ref_buffer in zip(buffer_names(reference), buffers, reference.buffers()):
-                self.assert_tensor(buffer, ref_buffer, f"buffer {name} after step {step}", device=DEVICE, **TOLERANCE)
-            with torch.no_grad():
-                for name, param, ref_param in zip(parameter_names(reference), params, ref_params):
-                    self.assert_tensor(param.grad, ref_param.grad, f"gradient of {name} at step {step}",
-                                       device=DEVICE, **TOLERANCE)
-                    param -= 0.1 * param.grad
-                    ref_param -= 0.1 * ref_param.grad
-                    param.grad = None
-                    ref_param.grad = None
-        self.assert_value(int(buffers[2]), 3, "num_batches_tracked after three steps")
+            out = exported.compiled(*params, *exported.make(DEVICE)[0])
+            self.assertIs(torch.is_grad_enabled(), False, "caller's grad mode after the call")
+        self.assert_value([leaf.requires_grad for leaf in pytree.tree_leaves(out)], [True, True, False, False, False],
+                          "requires_grad of the outputs (float leaves only)")
+        self.assert_matches_eager("training graph under no_grad", exported, grad=False, eager_grad=True)
 
     def test_changed_parameters_give_the_new_result(self):
-        """The callable reads the parameters passed at each call: in-place edits and new tensors both show."""
-        exported = linear()
-        reference = copy.deepcopy(exported.reference)
-        x_cpu = sample(2, 3, seed=4)
-        x = on_device(x_cpu)
-        params = [p.detach().clone() for p in exported.model.parameters()]
-        with torch.enable_grad():
-            first = exported.compiled(*params, x)
-            with torch.no_grad():
-                for param, ref_param in zip(params, reference.parameters()):
-                    param.mul_(-2.0).add_(0.5)
-                    ref_param.mul_(-2.0).add_(0.5)
-            second = exported.compiled(*params, x)
-            self.assert_false(torch.equal(first, second), "output changed after the parameters changed")
-            self.assert_tensor(second, reference(x_cpu).detach(), "output after in-place parameter change",
-                               device=DEVICE, **TOLERANCE)
-            other_reference, other = build_models(LinearModel, seed=7)
-            self.assert_tensor(exported.compiled(*other.parameters(), x), other_reference(x_cpu).detach(),
-                               "output with other parameter tensors", device=DEVICE, **TOLERANCE)
-
-    def test_keyword_arguments_are_real_inputs(self):
-        """kwargs given at export are inputs of the callable: new values (in any order) give eager results."""
-        exported = keyword_model()
-        reference = copy.deepcopy(exported.reference)
-        x_cpu, shift_cpu = sample(4, 3, seed=1), sample(2, seed=2)
+        """The callable reads the parameters passed at each call: in-place edits and other tensors both show."""
+        exported = shared("linear")
         params = leaf_copies(exported.model.parameters())
-        scale_cpu = torch.tensor(-3.0)
-        with torch.enable_grad():
-            out = exported.compiled(*params, on_device(x_cpu), shift=on_device(-shift_cpu), scale=on_device(scale_cpu))
-            out.sum().backward()
-            ref_out = reference(x_cpu, scale=scale_cpu, shift=-shift_cpu)
-            ref_out.sum().backward()
-        self.assert_tensor(out, ref_out.detach(), "output with new keyword values", device=DEVICE, **TOLERANCE)
-        for name, param, ref_param in zip(parameter_names(reference), params, reference.parameters()):
-            self.assert_tensor(param.grad, ref_param.grad, f"gradient of {name} (scaled by the keyword input)",
-                               device=DEVICE, **TOLERANCE)
+        with torch.no_grad():
+            exported.compiled(*params, *exported.args)
+            for param in params:
+                param.mul_(-2.0).add_(0.5)
+        other = leaf_copies(build_models(MODELS["linear"], seed=7)[1].parameters())
+        for label, given in [("parameters changed in place", params), ("other parameter tensors", other)]:
+            with self.subTest(label):
+                self.assert_matches_eager(label, exported, params=given)
 
 
 # --------------------------------------------------------------------------- parameters and call forms
 def add_as_subtraction(calls):
     """A decomposition of ``aten.add.Tensor`` into ``sub(a, neg(b))`` (exact in IEEE arithmetic) that logs calls."""
-
     def decomposition(a, b, *, alpha=1):
         calls.append("aten.add.Tensor")
         return torch.ops.aten.sub.Tensor(a, torch.ops.aten.neg.default(b), alpha=alpha)
-
     return decomposition
 
 
-def input_mutation(**export_options):
-    """InputMutationModel exported with grad disabled (an inference graph) and the given export options."""
-    name = "input_mutation/" + ",".join(f"{k}={v}" for k, v in sorted(export_options.items()))
-    if name not in _SHARED:
-        _, model = build_models(InputMutationModel)
-        joint, compiled = export_and_compile(model, (on_device(torch.ones(3)),), grad=False,
-                                             export_options=export_options)
-        _SHARED[name] = (model, joint, compiled)
-    return _SHARED[name]
-
-
 @requires_api(EXPORT_API, since="2.9")
-class TestAotJointWithDescriptorsParameters(SharedExportsTestCase):
-    """Every keyword of export and compile on the installed torch takes effect. (Call forms: args as a tuple with
-    kwargs positional, or a list with kwargs by keyword, are both used by the shared exports and checked in
-    TestAotExportJointWithDescriptors / TestAotCompileJointWithDescriptors.)"""
+class TestAotJointWithDescriptorsParameters(AotTestCase):
+    """Every keyword of export and compile on the installed torch takes effect. (Both call forms, args as a tuple
+    with kwargs positional or a list with kwargs by keyword, are used by the shared exports.)"""
 
-    shared_exports = (linear, linear_inference, keyword_model, scale_shift, input_mutation)
+    shared_exports = ("linear", "linear/inference", "keyword", "input_mutation")
 
     def test_keyword_options_of_the_installed_release(self):
         """export and compile take exactly the installed release's parameters, with their defaults."""
-        export_params = inspect.signature(aot_autograd.aot_export_joint_with_descriptors).parameters
-        compile_params = inspect.signature(aot_autograd.aot_compile_joint_with_descriptors).parameters
-        positional, keyword_only = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
-        self.assert_value([(n, p.kind) for n, p in export_params.items() if p.kind != keyword_only],
-                          [(n, positional) for n in ("stack", "mod", "args", "kwargs")], "export positional parameters")
-        self.assert_is(export_params["kwargs"].default, None, "default of export's kwargs")
-        self.assert_value([(n, p.kind) for n, p in compile_params.items() if p.kind != keyword_only],
-                          [("jd", positional)], "compile positional parameters")
-        self.assert_value([n for n, p in export_params.items() if p.kind == keyword_only], EXPORT_KEYWORDS,
-                          f"export keyword-only options on torch {torch.__version__}")
-        self.assert_value([n for n, p in compile_params.items() if p.kind == keyword_only], COMPILE_KEYWORDS,
-                          f"compile keyword-only options on torch {torch.__version__}")
-        for name in EXPORT_KEYWORDS:
-            if name not in COMPILER_KEYWORDS:
-                expected = None if name == "decompositions" else False
-                self.assert_is(export_params[name].default, expected, f"default of export's {name}")
-        if SERIALIZABLE_ON_COMPILE:
-            self.assert_is(compile_params["serializable"].default, False, "default of compile's serializable")
+        for api, positional, keywords in [("export", ["stack", "mod", "args", "kwargs"], EXPORT_KEYWORDS),
+                                          ("compile", ["jd"], COMPILE_KEYWORDS)]:
+            params = inspect.signature(getattr(aot_autograd, f"aot_{api}_joint_with_descriptors")).parameters
+            kinds = [(n, "POSITIONAL_OR_KEYWORD") for n in positional] + [(n, "KEYWORD_ONLY") for n in keywords]
+            self.assert_value([(n, p.kind.name) for n, p in params.items()], kinds, f"{api} on {torch.__version__}")
+            defaults = {n: None if n in ("decompositions", "kwargs") else False for n in params
+                        if n in keywords + ["kwargs"] and n not in COMPILER_KEYWORDS}
+            self.assert_value({n: params[n].default for n in defaults}, defaults, f"{api} defaults")
 
     def test_decompositions_replace_ops_in_the_joint_graph(self):
-        """decompositions={aten.add.Tensor: sub(a, neg(b))}: no aten.add in the graph; values stay exact."""
-        default_ops = graph_ops(scale_shift().joint.graph_module)
-        self.assert_true("aten.add.Tensor" in default_ops, f"default graph computes x * weight + bias with aten.add: "
-                                                           f"{default_ops}")
+        """decompositions={aten.add.Tensor: sub(a, neg(b))}: no aten.add in the graph; results stay eager's."""
         calls = []
-        reference, model = build_models(ScaleShiftModel)
-        x_cpu, mask, repeat = scale_shift_inputs(seed=2)
-        joint, compiled = export_and_compile(
-            model, (on_device(x_cpu), on_device(mask), on_device(repeat)), grad=False,
-            export_options={"decompositions": {torch.ops.aten.add.Tensor: add_as_subtraction(calls)}})
-        ops = graph_ops(joint.graph_module)
-        self.assert_true(len(calls) > 0, "the decomposition function was called while tracing")
-        self.assert_false("aten.add.Tensor" in ops, f"aten.add.Tensor left in the decomposed graph: {ops}")
-        self.assert_true("aten.sub.Tensor" in ops and "aten.neg.default" in ops,
-                         f"the decomposition's sub/neg are in the graph: {ops}")
-        with torch.no_grad():
-            out = compiled(*model.parameters(), on_device(x_cpu), on_device(mask), on_device(repeat))
-        expected = scale_shift_closed_form(x_cpu, mask, repeat, *reference.parameters(), torch.ones(4, 3))[0]
-        self.assert_tensor(out, expected.float(), "output of the decomposed graph", device=DEVICE, **EXACT)
+        self.assertIn("aten.add.Tensor", graph_ops(shared("keyword").joint.graph_module), "default graph has aten.add")
+        exported = Exported(MODELS["keyword"], shared("keyword").make, list_and_keyword=True,
+                            decompositions={torch.ops.aten.add.Tensor: add_as_subtraction(calls)})
+        ops = graph_ops(exported.joint.graph_module)
+        self.assertTrue(calls, "the decomposition function was called while tracing")
+        self.assertNotIn("aten.add.Tensor", ops, "aten.add.Tensor left in the decomposed graph")
+        self.assertTrue({"aten.sub.Tensor", "aten.neg.default"} <= set(ops), f"sub/neg in the graph: {ops}")
+        self.assert_matches_eager("decomposed graph", exported)
+
+    def check_input_mutation_applied_once(self, label, exported):
+        """compiled(weight, x) doubles x once per call and returns 2x * weight, as eager does, over two calls."""
+        self.assert_matches_eager(label, exported, inputs(torch.tensor([1.0, -2.0, 3.0])), grad=False, calls=2)
 
     def test_keep_inference_input_mutations_puts_the_copy_into_the_graph(self):
         """keep_inference_input_mutations=True: the graph ends in aten.copy_ and returns no mutated input."""
         d = descriptors()
         mutated_x = d.InputMutationAOTOutput(mutated_input=d.PlainAOTInput(idx=0))
-        for label, options, kept in [("default", {}, False),
-                                     ("keep_inference_input_mutations=True", {"keep_inference_input_mutations": True},
-                                      True)]:
+        for label, name, kept in [("default", "input_mutation", False),
+                                  ("keep_inference_input_mutations=True", "input_mutation/keep", True)]:
             with self.subTest(label):
-                model, joint, compiled = input_mutation(**options)
-                ops, outputs = graph_ops(joint.graph_module), output_descriptors(joint.graph_module)
+                exported = shared(name)
+                ops, outputs = graph_ops(exported.joint.graph_module), output_descriptors(exported.joint.graph_module)
                 self.assert_value("aten.copy_.default" in ops, kept, f"{label}: aten.copy_ in the graph {ops}")
-                self.assert_value(mutated_x in outputs, not kept,
-                                  f"{label}: the graph returns the new value of x for the runtime to copy: {outputs}")
-                self.check_input_mutation_applied_once(label, model, compiled)
+                self.assert_value(mutated_x in outputs, not kept, f"{label}: the graph returns x's new value")
+                self.check_input_mutation_applied_once(label, exported)
 
     def test_disable_functionalization_keeps_the_in_place_op(self):
         """disable_functionalization=True keeps aten.mul_ in the graph (from 2.11; 2.10 accepts and ignores it)."""
-        for label, options, in_place in [
-                ("default", {}, False),
-                ("disable_functionalization=True", {"disable_functionalization": True},
-                 DISABLE_FUNCTIONALIZATION_TAKES_EFFECT)]:
+        for label, name, in_place in [("default", "input_mutation", False), ("disable_functionalization=True",
+                                      "input_mutation/disable", DISABLE_FUNCTIONALIZATION_TAKES_EFFECT)]:
             with self.subTest(label):
-                if options and "disable_functionalization" not in EXPORT_KEYWORDS:
-                    _, model = build_models(InputMutationModel)
-                    with torch.no_grad(), contextlib.ExitStack() as stack:
-                        self.assert_raises_exactly(TypeError, f"{label} on torch {torch.__version__}",
-                                                   aot_autograd.aot_export_joint_with_descriptors, stack, model,
-                                                   (on_device(torch.ones(3)),), match="disable_functionalization",
-                                                   **options)
+                if name.endswith("disable") and "disable_functionalization" not in EXPORT_KEYWORDS:
+                    with self.assert_raises_exactly(TypeError, f"{label} on {torch.__version__}", "disable_func"):
+                        shared(name)
                     continue
-                model, joint, compiled = input_mutation(**options)
-                ops = graph_ops(joint.graph_module)
+                exported = shared(name)
+                ops = graph_ops(exported.joint.graph_module)
                 self.assert_value("aten.mul_.Tensor" in ops, in_place, f"{label}: aten.mul_ in the graph {ops}")
-                self.check_input_mutation_applied_once(label, model, compiled)
-
-    def check_input_mutation_applied_once(self, label, model, compiled):
-        """compiled(weight, x) doubles x once per call and returns 2x * weight, as eager does."""
-        x = on_device(torch.tensor([1.0, -2.0, 3.0]))
-        with torch.no_grad():
-            out = compiled(*model.parameters(), x)
-        self.assert_tensor(x, torch.tensor([2.0, -4.0, 6.0]), f"{label}: x after one call (doubled once)",
-                           device=DEVICE)
-        self.assert_tensor(out, torch.tensor([2.0, -8.0, 18.0]), f"{label}: output 2x * weight", device=DEVICE)
-        with torch.no_grad():
-            compiled(*model.parameters(), x)
-        self.assert_tensor(x, torch.tensor([4.0, -8.0, 12.0]), f"{label}: x after two calls", device=DEVICE)
+                self.check_input_mutation_applied_once(label, exported)
 
     def test_ignore_shape_env_keeps_int_inputs_out_of_the_shape_env(self):
         """With fake inputs under a ShapeEnv an int input becomes a SymInt placeholder, unless ignore_shape_env."""
         from torch._subclasses.fake_tensor import FakeTensorMode
         from torch.fx.experimental.symbolic_shapes import ShapeEnv
-        _, model = build_models(IntArgumentModel)
+        _, model = build_models(lambda: Model(lambda m, x, n: x * m.weight * n, params=[("weight", torch.ones(3))]))
         for ignore in (False, True):
             with self.subTest(f"ignore_shape_env={ignore}"):
-                fake_x = FakeTensorMode(shape_env=ShapeEnv()).from_tensor(torch.ones(2, 3), static_shapes=True)
+                fake_x = FakeTensorMode(shape_env=ShapeEnv()).from_tensor(on_device(values((2, 3))), static_shapes=True)
                 with torch.no_grad(), contextlib.ExitStack() as stack:
                     joint = aot_autograd.aot_export_joint_with_descriptors(stack, model, (fake_x, 3),
                                                                            ignore_shape_env=ignore)
-                n_value = [node.meta.get("val") for node in joint.graph_module.graph.nodes
-                           if node.op == "placeholder"][-1]
+                n_value = [n.meta.get("val") for n in joint.graph_module.graph.nodes if n.op == "placeholder"][-1]
                 self.assert_value(isinstance(n_value, torch.SymInt), not ignore,
                                   f"ignore_shape_env={ignore}: the int input's placeholder is a SymInt ({n_value!r})")
 
     def test_private_tracing_flags_record_module_metadata(self):
-        """Inference graph: _record_nn_module_stack=True (2.10+) tags every op with the module stack and the torch
-        function; _disable_torch_fn_metadata_mode=True (2.11+) drops the torch-function tag. The ops are unchanged."""
-        exported = linear_inference()
-        module_stack = [("", f"{LinearModel.__module__}.{LinearModel.__qualname__}"),
+        """_record_nn_module_stack=True (2.10+) tags every op with the module stack and the torch function;
+        _disable_torch_fn_metadata_mode=True (2.11+) drops the torch-function tag. The ops are unchanged."""
+        exported = shared("linear/inference")
+        module_stack = [("", f"{Model.__module__}.{Model.__qualname__}"),
                         ("proj", "torch.nn.modules.linear.Linear")]
-        cases = [  # label, options, expected (nn_module_stack values, torch function) on every op
-            ("default", {}, (None, None)),
-            ("_record_nn_module_stack=True", {"_record_nn_module_stack": True},
-             (module_stack, "builtin_function_or_method.linear")),
-            ("_record_nn_module_stack=True, _disable_torch_fn_metadata_mode=True",
-             {"_record_nn_module_stack": True, "_disable_torch_fn_metadata_mode": True}, (module_stack, None)),
-        ]
-        for label, options, expected in cases:
-            with self.subTest(label):
+        for label, options, expected in [
+                ("default", {}, (None, None)),
+                ("_record_nn_module_stack", {"_record_nn_module_stack": True},
+                 (module_stack, "builtin_function_or_method.linear")),
+                ("both", {"_record_nn_module_stack": True, "_disable_torch_fn_metadata_mode": True},
+                 (module_stack, None))]:
+            with self.subTest(label), torch.no_grad(), contextlib.ExitStack() as stack:
                 unknown = [name for name in options if name not in EXPORT_KEYWORDS]
-                with torch.no_grad(), contextlib.ExitStack() as stack:
-                    if unknown:
-                        self.assert_raises_exactly(TypeError, f"{label} on torch {torch.__version__}",
-                                                   aot_autograd.aot_export_joint_with_descriptors, stack,
-                                                   exported.model, exported.args, **options,
-                                                   match=f"unexpected keyword argument '({'|'.join(unknown)})'")
-                        continue
-                    joint = (aot_autograd.aot_export_joint_with_descriptors(stack, exported.model, exported.args,
-                                                                            **options)
-                             if options else exported.joint)
-                self.assert_value(graph_ops(joint.graph_module), graph_ops(exported.joint.graph_module),
-                                  f"{label}: ops of the graph")
+                export = aot_autograd.aot_export_joint_with_descriptors
+                if unknown:
+                    with self.assert_raises_exactly(TypeError, f"{label} on {torch.__version__}", "|".join(unknown)):
+                        export(stack, exported.model, exported.args, **options)
+                    continue
+                joint = export(stack, exported.model, exported.args, **options)
+                self.assert_value(graph_ops(joint.graph_module), graph_ops(exported.joint.graph_module), label)
                 for node in (n for n in joint.graph_module.graph.nodes if n.op == "call_function"):
                     stack_meta, torch_fn = node.meta.get("nn_module_stack"), node.meta.get("torch_fn")
                     self.assert_value((None if stack_meta is None else list(stack_meta.values()),
@@ -901,499 +705,293 @@ class TestAotJointWithDescriptorsParameters(SharedExportsTestCase):
         events, partitions = [], []
 
         def partition(joint_module, joint_inputs, **kwargs):
-            forward, backward = default_partition(joint_module, joint_inputs, **kwargs)
-            partitions.append((joint_module, forward, backward))
-            return forward, backward
+            partitions.append(default_partition(joint_module, joint_inputs, **kwargs))
+            return partitions[-1]
 
-        options = {"partition_fn": partition, "fw_compiler": recording_compiler("fw", events),
-                   "bw_compiler": recording_compiler("bw", events)}
-        options = {k: v for k, v in options.items() if k in COMPILER_KEYWORDS}
-        exported = linear()
-        reference = copy.deepcopy(exported.reference)
-        _, model = build_models(LinearModel)
-        export_options, compile_options = ({}, options) if COMPILERS_ON_COMPILE else (options, {})
+        options = {k: v for k, v in {"partition_fn": partition, "fw_compiler": recording_compiler("fw", events),
+                                     "bw_compiler": recording_compiler("bw", events)}.items() if k in COMPILER_KEYWORDS}
+        exported = shared("linear")
+        _, model = build_models(MODELS["linear"])
+        export = aot_autograd.aot_export_joint_with_descriptors
         with torch.enable_grad(), contextlib.ExitStack() as stack:
             if COMPILERS_ON_COMPILE:
-                self.assert_raises_exactly(TypeError, "compiler keywords given to export",
-                                           aot_autograd.aot_export_joint_with_descriptors, stack, model,
-                                           exported.args, match="partition_fn|fw_compiler", **options)
-            joint = aot_autograd.aot_export_joint_with_descriptors(stack, model, exported.args, **export_options)
-            if not COMPILERS_ON_COMPILE:
-                self.assert_raises_exactly(TypeError, "compiler keywords given to compile",
-                                           aot_autograd.aot_compile_joint_with_descriptors, joint,
-                                           match="fw_compiler", **options)
-            compiled = aot_autograd.aot_compile_joint_with_descriptors(joint, **compile_options)
-        self.assert_value([e[:2] for e in events], [("fw", "compile"), ("bw", "compile")],
-                          "compiler calls while compiling")
-        forward_graph, backward_graph = events[0][2], events[1][2]
+                with self.assert_raises_exactly(TypeError, "compiler keywords given to export", "partition_fn"):
+                    export(stack, model, exported.args, **options)
+                joint = export(stack, model, exported.args)
+            else:
+                joint = export(stack, model, exported.args, **options)
+                with self.assert_raises_exactly(TypeError, "compiler keywords given to compile", "fw_compiler"):
+                    aot_autograd.aot_compile_joint_with_descriptors(joint, **options)
+            compiled = aot_autograd.aot_compile_joint_with_descriptors(joint, **(options if COMPILERS_ON_COMPILE
+                                                                                 else {}))
+        self.assert_value([e[:2] for e in events], [("fw", "compile"), ("bw", "compile")], "compiler calls")
         self.assert_value(events[0][3], 3, "example inputs of the forward compiler (2 params + x)")
-        self.assert_value(events[1][3], len(placeholders(backward_graph)), "example inputs of the backward compiler")
-        if "partition_fn" in COMPILER_KEYWORDS:
+        self.assert_value(events[1][3], len(placeholders(events[1][2])), "example inputs of the backward compiler")
+        if COMPILERS_ON_COMPILE:
             self.assert_value(len(partitions), 1, "partition_fn calls while compiling")
-            self.assert_value(graph_ops(forward_graph), graph_ops(partitions[0][1]),
-                              "fw_compiler compiles partition_fn's forward graph")
-            self.assert_value(graph_ops(backward_graph), graph_ops(partitions[0][2]),
-                              "bw_compiler compiles partition_fn's backward graph")
-
+            self.assert_value([graph_ops(events[0][2]), graph_ops(events[1][2])], [graph_ops(g) for g in partitions[0]],
+                              "fw_compiler/bw_compiler compile partition_fn's forward/backward graphs")
         del events[:]
-        params = leaf_copies(model.parameters())
-        x_cpu = exported.args[0].detach().cpu()
-        with torch.enable_grad():
-            out = compiled(*params, exported.args[0])
-            out.sum().backward()
-            ref_out = reference(x_cpu)
-            ref_out.sum().backward()
-        self.assert_value(events, [("fw", "run"), ("bw", "run")],
-                          "the callable runs the code returned by fw_compiler, then by bw_compiler")
-        self.assert_tensor(out, ref_out.detach(), "output through user compilers", device=DEVICE, **TOLERANCE)
-        for name, param, ref_param in zip(parameter_names(reference), params, reference.parameters()):
-            self.assert_tensor(param.grad, ref_param.grad, f"gradient of {name} through user compilers",
-                               device=DEVICE, **TOLERANCE)
+        exported_with_compilers = copy.copy(exported)
+        exported_with_compilers.compiled = compiled
+        self.assert_matches_eager("through user compilers", exported_with_compilers)
+        self.assert_value(events, [("fw", "run"), ("bw", "run")], "the callable runs fw_compiler's then bw_compiler's")
 
     def test_serializable_requires_compilers_that_return_output_code(self):
-        """serializable=True (compile keyword from 2.11) builds a cache entry, which needs compilers returning an
-        OutputCode: with the default nop compilers it raises AssertionError."""
-        exported = linear_inference()
+        """serializable=True (2.11+) needs compilers returning an OutputCode: AssertionError with the defaults."""
+        exported = shared("linear/inference")
+        error, match = (AssertionError, "OutputCode") if SERIALIZABLE_ON_COMPILE else (TypeError, "serializable")
         with torch.no_grad(), contextlib.ExitStack() as stack:
             joint = aot_autograd.aot_export_joint_with_descriptors(stack, exported.model, exported.args)
-            if SERIALIZABLE_ON_COMPILE:
-                self.assert_raises_exactly(AssertionError, "serializable=True with the default compilers",
-                                           aot_autograd.aot_compile_joint_with_descriptors, joint, serializable=True,
-                                           match="OutputCode")
-            else:
-                self.assert_raises_exactly(TypeError, f"serializable on torch {torch.__version__}",
-                                           aot_autograd.aot_compile_joint_with_descriptors, joint, serializable=True,
-                                           match="serializable")
+            with self.assert_raises_exactly(error, f"serializable=True on {torch.__version__}", match):
+                aot_autograd.aot_compile_joint_with_descriptors(joint, serializable=True)
 
 
 # --------------------------------------------------------------------------- dtypes
-def npu_unsupported(fn):
-    """On an NPU, the reason an eager run of ``fn`` fails there (the API cannot support more than eager); else None.
-
-    Never skips anything on the CPU or a GPU.
-    """
-    if DEVICE != "npu":
-        return None
-    try:
-        fn()
-    except RuntimeError as exc:
-        return f"npu: eager run not supported: {exc}"
-    return None
-
-
-def run_scale_shift(exported, x, mask, repeat, grad_out, params=None):
-    """Call the compiled ScaleShiftModel with fresh leaves; return (output, grad weight, grad bias, grad x)."""
-    params = leaf_copies(exported.model.parameters()) if params is None else params
-    with torch.enable_grad():
-        out = exported.compiled(*params, x, mask, repeat)
-        (out * grad_out).sum().backward()
-    return out, params[0].grad, params[1].grad, x.grad
-
-
-def run_eager_scale_shift(module, x, mask, repeat, grad_out, params=None):
-    """The same as :func:`run_scale_shift` on an eager copy of ``module`` (parameters optionally replaced)."""
-    module = copy.deepcopy(module)
-    if params is not None:
-        module.weight, module.bias = (nn.Parameter(p.detach().clone()) for p in params)
-    with torch.enable_grad():
-        out = module(x, mask, repeat)
-        (out * grad_out).sum().backward()
-    return out.detach(), module.weight.grad, module.bias.grad, x.grad
-
-
-SCALE_SHIFT_RESULTS = ("output", "gradient of weight", "gradient of bias", "gradient of x")
-
-
 @requires_api(EXPORT_API, since="2.9")
-class TestAotJointWithDescriptorsDtypes(SharedExportsTestCase):
-    """float32/float64/float16/bfloat16 modules and inputs (with a bool and an int64 input) keep their dtype."""
+class TestAotJointWithDescriptorsDtypes(AotTestCase):
+    """Every dtype of the space as input, parameter and mutated buffer; outputs of every dtype compared."""
 
-    shared_exports = tuple((lambda dtype=dtype: scale_shift(dtype)) for dtype in FLOAT_DTYPES)
+    shared_exports = ("dtypes",)
 
-    def test_float_dtypes_give_eager_and_closed_form_results_in_that_dtype(self):
-        """Output and gradients have the module's dtype and equal eager and the closed form exactly."""
-        for dtype in FLOAT_DTYPES:
+    def test_every_dtype_gives_eager_outputs_gradients_and_buffers(self):
+        """One export of all dtypes: per dtype, outputs of that dtype, float32, bool and int64 equal eager's, as do
+        the gradients of the GRAD_DTYPES parameters and inputs and the buffers the forward writes."""
+        exported = shared("dtypes")
+        got = run(exported, exported.make, DEVICE, compiled=True)
+        want = run(exported, exported.make, "cpu", compiled=False)
+        self.assert_value([tuple(o.dtype for o in out) for out in got[0][1]],
+                          [(d, torch.float32, torch.bool, torch.int64) for d in device_dtypes()],
+                          "output dtypes (x * scale, float32, mask, argmax)")
+        self.assert_value([dict(got)[f"gradient of scale_{i}"] is not None for i in range(len(device_dtypes()))],
+                          [d in GRAD_DTYPES for d in device_dtypes()], "parameters of the dtypes that get gradients")
+        for i, dtype in enumerate(device_dtypes()):
             with self.subTest(str(dtype)):
-                exported = scale_shift(dtype)
-                x_cpu, mask, repeat = scale_shift_inputs(seed=2, dtype=dtype)
-                grad_out = integers(4, 3, seed=3, dtype=dtype)
-                reason = npu_unsupported(lambda: run_eager_scale_shift(
-                    exported.model, leaf(x_cpu), on_device(mask), on_device(repeat), on_device(grad_out)))
-                if reason:
-                    self.skipTest(f"{dtype}: {reason}")
-                got = run_scale_shift(exported, leaf(x_cpu), on_device(mask), on_device(repeat), on_device(grad_out))
-                eager = run_eager_scale_shift(exported.reference, x_cpu.clone().requires_grad_(True), mask, repeat,
-                                              grad_out)
-                closed = scale_shift_closed_form(x_cpu, mask, repeat, *exported.reference.parameters(), grad_out)
-                for what, actual, want, exact in zip(SCALE_SHIFT_RESULTS, got, eager, closed):
-                    self.assert_tensor(actual, want, f"{dtype} {what} vs eager", device=DEVICE, **EXACT)
-                    self.assert_tensor(actual, exact.to(dtype), f"{dtype} {what} vs closed form", device=DEVICE,
-                                       **EXACT)
+                mine = (f"scale_{i}", f"last_{i}", f" {i}")
+                got_i, want_i = ([(what, value[i] if what == "output" else value) for what, value in side
+                                  if what == "output" or what.endswith(mine)] for side in (got, want))
+                self.assert_same_results(str(dtype), got_i, want_i, EXACT if DEVICE == "cpu" else TOLERANCE)
+        for dtype in sorted(set(ALL_DTYPES) - set(device_dtypes()), key=str):
+            with self.subTest(f"{dtype}: eager fails on {DEVICE}"):
+                make = dtype_inputs((dtype,))
+                error = eager_error(lambda: dtypes_model((dtype,)).to(DEVICE)(*make(DEVICE)[0]))
+                with self.assert_raises_exactly(error, f"{dtype} compiled on {DEVICE}"):
+                    run(Exported(lambda: dtypes_model((dtype,)), make), make, DEVICE, compiled=True)
+
+    def test_argmax_of_the_input_raises_upstreams_type_where_no_kernel_exists(self):
+        """Running argmax of bool or complex raises RuntimeError, of unsigned or float8 NotImplementedError, as eager
+        does (export accepted all of them in the test above: fake tensors need no kernel)."""
+        exported = Exported(lambda: Model(lambda m, x: x.argmax(1)), inputs(values((2, 3))), grad=False)
+        for dtype, error in ARGMAX_REFUSED.items():
+            with self.subTest(str(dtype)):
+                x = values((2, 3), dtype)
+                self.assertIs(eager_error(lambda: x.argmax(1)), error, f"eager argmax of {dtype} on the CPU")
+                error = error if DEVICE == "cpu" else eager_error(lambda: x.to(DEVICE).argmax(1))
+                with self.assert_raises_exactly(error, f"compiled argmax of {dtype}"):
+                    exported.compiled(x.to(DEVICE))
 
 
 # --------------------------------------------------------------------------- layouts
-def conv():
-    return shared("conv", ConvModel, (integers(2, 2, 4, 4, seed=1),), input_requires_grad=True)
+@requires_api(EXPORT_API, since="2.9")
+class TestAotJointWithDescriptorsLayouts(AotTestCase):
+    """Memory formats, strided views and conj/neg views of inputs and parameters; sparse ones in ...Sparse."""
 
+    shared_exports = ("layouts/contiguous", "layouts/non-contiguous")
 
-def strided(view, base_cpu):
-    """``view`` applied to a DEVICE copy of ``base_cpu``, as a leaf that requires grad (the view keeps its strides)."""
-    return view(on_device(base_cpu)).requires_grad_(True)
+    def test_every_layout_matches_eager_from_either_example(self):
+        """Each layout case on the export from contiguous examples, and the export from channels_last(_3d) /
+        transposed / conj examples on those layouts: eager's values, strides, conj/neg bits and gradients."""
+        for example, cases in [("contiguous", LAYOUT_CASES),
+                               ("non-contiguous", {"its own layouts": NONCONTIGUOUS_EXAMPLE})]:
+            for label, views in cases.items():
+                with self.subTest(f"{label}, exported from {example} examples"):
+                    exported = shared(f"layouts/{example}")
+                    params = [views.get(n, lambda t: t)(p.detach().clone()).requires_grad_(True)
+                              for n, p in exported.model.named_parameters()]
+                    self.assert_matches_eager(label, exported, layout_inputs(views), params=params)
+        args = shared("layouts/non-contiguous").args
+        self.assert_value((args[0].is_contiguous(), args[0].is_contiguous(memory_format=torch.channels_last),
+                           args[3].is_conj()), (False, True, True), "the non-contiguous example is what it says")
 
 
 @requires_api(EXPORT_API, since="2.9")
-class TestAotJointWithDescriptorsLayouts(SharedExportsTestCase):
-    """Non-contiguous inputs and parameters give the eager result and the contiguous copy's result."""
+class TestAotJointWithDescriptorsSparse(AotTestCase):
+    """Sparse COO/CSR/CSC/BSR/BSC inputs: to a dense export's callable, and as export examples."""
 
-    shared_exports = (scale_shift, conv, lambda: scale_shift(torch.float64))
+    shared_exports = ("sparse/dense",)
 
-    def test_strided_inputs_and_parameters_match_eager_and_the_contiguous_copy(self):
-        """Transposed, step-sliced and expanded (stride 0) x, a step-sliced weight and an expanded mask."""
-        exported = scale_shift()
-        _, mask_cpu, repeat_cpu = scale_shift_inputs(seed=0)
-        grad_out = integers(4, 3, seed=3)
-        same = (lambda t: t)
-        x_rows = (integers(4, 3, seed=2), same)
-        weight = (torch.tensor([1.0, -2.0, 3.0]), same)
-        mask = (mask_cpu, same)
-        cases = [  # label, then (CPU base, view) for x, weight and mask
-            ("x contiguous", x_rows, weight, mask),
-            ("x transposed", (integers(3, 4, seed=2), lambda t: t.t()), weight, mask),
-            ("x rows sliced with step 2", (integers(8, 3, seed=2), lambda t: t[::2]), weight, mask),
-            ("x columns sliced with step 2", (integers(4, 6, seed=2), lambda t: t[:, ::2]), weight, mask),
-            ("x expanded (stride 0)", (integers(1, 3, seed=2), lambda t: t.expand(4, 3)), weight, mask),
-            ("weight sliced with step 2", x_rows, (torch.tensor([1.0, 9.0, -2.0, 9.0, 3.0, 9.0]), lambda t: t[::2]),
-             mask),
-            ("mask expanded (stride 0)", x_rows, weight, (torch.tensor([True]), lambda t: t.expand(3))),
-        ]
-        for label, (x_base, x_view), (w_base, w_view), (m_base, m_view) in cases:
+    def test_a_dense_export_takes_sparse_inputs_where_eager_does(self):
+        """Every sparse layout: the callable gives eager's strided output, argmax, mask and weight gradient, or
+        raises eager's exception type (RuntimeError for BSC, and for BSR in backward: no CPU mm kernel)."""
+        exported = shared("sparse/dense")
+        for label, (convert, _) in SPARSE_LAYOUTS.items():
             with self.subTest(label):
-                x, w, m = strided(x_view, x_base), strided(w_view, w_base), m_view(on_device(m_base))
-                bias = leaf(exported.reference.bias)
-                got = run_scale_shift(exported, x, m, on_device(repeat_cpu), on_device(grad_out), [w, bias])
-                contiguous = run_scale_shift(exported, leaf(x.detach().contiguous()), m.contiguous(),
-                                             on_device(repeat_cpu), on_device(grad_out),
-                                             leaf_copies([w.contiguous(), bias]))
-                x_cpu = x_view(x_base.clone()).requires_grad_(True)
-                eager = run_eager_scale_shift(exported.reference, x_cpu, m_view(m_base), repeat_cpu, grad_out,
-                                              [w_view(w_base), exported.reference.bias])
-                for what, actual, want, want_contiguous in zip(SCALE_SHIFT_RESULTS, got, eager, contiguous):
-                    self.assert_tensor(actual, want, f"{label}: {what} vs eager", device=DEVICE, **EXACT)
-                    self.assert_tensor(actual, want_contiguous, f"{label}: {what} vs the contiguous copy", **EXACT)
+                make = inputs(convert(SPARSE_BASE))
+                error = eager_error(lambda: run(exported, make, DEVICE, compiled=False))
+                if DEVICE == "cpu":
+                    self.assertIs(error, SPARSE_EAGER_REFUSED.get(label), f"{label}: eager's refusal on CPU")
+                if error is None:
+                    self.assert_matches_eager(f"{label} input", exported, make)
+                    continue
+                with self.assert_raises_exactly(error, f"{label} input to the compiled callable"):
+                    run(exported, make, DEVICE, compiled=True)
 
-    def test_export_from_a_transposed_example_accepts_both_layouts(self):
-        """Exported from a transposed (float64) example: transposed and contiguous inputs give the closed form."""
-        exported = scale_shift(torch.float64)
-        self.assert_false(exported.args[0].is_contiguous(), "the export's example x is transposed")
-        mask, repeat = scale_shift_inputs(seed=0)[1:]
-        grad_out = integers(4, 3, seed=3, dtype=torch.float64)
-        base = integers(3, 4, seed=2, dtype=torch.float64)
-        for label, x in [("transposed", strided(lambda t: t.t(), base)), ("contiguous", leaf(base.t().contiguous()))]:
+    def test_export_accepts_coo_examples_and_refuses_compressed_ones(self):
+        """A COO example exports (training graph) and its callable matches eager; CSR/CSC/BSR/BSC examples raise
+        AssertionError (fake tensors cannot be made of them)."""
+        for label, (convert, error) in SPARSE_LAYOUTS.items():
             with self.subTest(label):
-                got = run_scale_shift(exported, x, on_device(mask), on_device(repeat), on_device(grad_out))
-                closed = scale_shift_closed_form(base.t(), mask, repeat, *exported.reference.parameters(), grad_out)
-                for what, actual, want in zip(SCALE_SHIFT_RESULTS, got, closed):
-                    self.assert_tensor(actual, want, f"{label} x: {what} vs closed form", device=DEVICE, **EXACT)
-
-    def test_channels_last_images_and_weights_into_a_conv(self):
-        """Conv2d on channels_last / step-sliced images and a channels_last weight: eager and contiguous results."""
-        exported = conv()
-        grad_out = on_device(integers(2, 3, 3, 3, seed=3))
-        channels_last = torch.channels_last
-        image, wide_image = integers(2, 2, 4, 4, seed=2), integers(2, 2, 4, 8, seed=2)
-
-        def run_compiled(x, weight, bias):
-            x, weight, bias = (t.requires_grad_(True) for t in (x, weight, bias))
-            with torch.enable_grad():
-                out = exported.compiled(weight, bias, x)
-                (out * grad_out).sum().backward()
-            return out, x.grad, weight.grad, bias.grad
-
-        def run_eager(x, weight_channels_last):
-            module = copy.deepcopy(exported.reference)
-            if weight_channels_last:
-                module = module.to(memory_format=channels_last)
-            x = x.requires_grad_(True)
-            with torch.enable_grad():
-                out = module(x)
-                (out * grad_out.cpu()).sum().backward()
-            return out.detach(), x.grad, module.conv.weight.grad, module.conv.bias.grad
-
-        weight, bias = exported.reference.conv.weight.detach(), exported.reference.conv.bias.detach()
-        contiguous = {"image": run_compiled(on_device(image), on_device(weight), on_device(bias)),
-                      "wide": run_compiled(on_device(wide_image[..., ::2].contiguous()), on_device(weight),
-                                           on_device(bias))}
-        cases = [  # label, base image, view, weight channels_last, key of the contiguous-copy result
-            ("channels_last image", image, lambda t: t.to(memory_format=channels_last), False, "image"),
-            ("channels_last image and weight", image, lambda t: t.to(memory_format=channels_last), True, "image"),
-            ("image sliced with step 2 along W", wide_image, lambda t: t[..., ::2], False, "wide"),
-        ]
-        names = ("output", "gradient of x", "gradient of weight", "gradient of bias")
-        for label, base, view, weight_channels_last, key in cases:
-            with self.subTest(label):
-                layout = channels_last if weight_channels_last else torch.contiguous_format
-                got = run_compiled(view(on_device(base)), on_device(weight).to(memory_format=layout), on_device(bias))
-                eager = run_eager(view(base.clone()), weight_channels_last)
-                for what, actual, want, want_contiguous in zip(names, got, eager, contiguous[key]):
-                    self.assert_tensor(actual, want, f"{label}: {what} vs eager", device=DEVICE, **EXACT)
-                    self.assert_tensor(actual, want_contiguous, f"{label}: {what} vs the contiguous copy", **EXACT)
-                self.assert_value(got[0].is_contiguous(memory_format=channels_last),
-                                  eager[0].is_contiguous(memory_format=channels_last),
-                                  f"{label}: output is channels_last exactly when eager's is")
+                make = inputs(convert(SPARSE_BASE))
+                if error is None:
+                    self.assert_matches_eager(f"{label} example", Exported(MODELS["sparse"], make), make)
+                    continue
+                with self.assert_raises_exactly(error, f"export from a {label} example", "FakeTensor"):
+                    Exported(MODELS["sparse"], make)
 
 
 # --------------------------------------------------------------------------- sizes
-SIZE_CASES = [  # label, input shape
-    ("0-d input", ()),
-    ("batch of 0", (0, 3)),
-    ("inner dimension of 0", (2, 0)),
-    ("size-1 dimensions", (1, 3, 1)),
-]
-
-
-def sizes():
-    """SizesModel exported from a (0, 3) batch for its Linear and one integer-valued input per SIZE_CASES shape."""
-    inputs = [torch.zeros(0, 3)] + [integers(*shape, seed=1) for _, shape in SIZE_CASES]
-    return shared("sizes", lambda: SizesModel(len(SIZE_CASES)), inputs)
-
-
 @requires_api(EXPORT_API, since="2.9")
-class TestAotJointWithDescriptorsSizes(SharedExportsTestCase):
-    """Zero-size dimensions, 0-d tensors and size-1 dimensions: eager shapes, values and gradients."""
+class TestAotJointWithDescriptorsSizes(AotTestCase):
+    """Distinct and equal sizes, zero-size dimensions, 0-d tensors and size-1 dimensions."""
 
-    shared_exports = (sizes,)
+    shared_exports = ("sizes",)
 
-    def test_zero_size_zero_dim_and_size_one_inputs(self):
-        """For each shape, x * scale keeps the shape, the total is 0-d, the 0-d scale's gradient is the closed form;
-        a Linear on a batch of 0 gives a (0, 2) output and zero gradients."""
-        exported = sizes()
-        inputs = [integers(*shape, seed=2) for _, shape in SIZE_CASES]
-        grads_scaled = [integers(*shape, seed=3) for _, shape in SIZE_CASES]
-        grad_total = torch.tensor(2.0)
-        params = leaf_copies(exported.model.parameters())
-        with torch.enable_grad():
-            empty_out, outs = exported.compiled(*params, on_device(torch.zeros(0, 3)), *map(on_device, inputs))
-            loss = empty_out.sum() + sum((scaled * on_device(g)).sum() + total * on_device(grad_total)
-                                         for (scaled, total), g in zip(outs, grads_scaled))
-            loss.backward()
-        scale_grads, (weight_grad, bias_grad) = params[:len(SIZE_CASES)], [p.grad for p in params[len(SIZE_CASES):]]
-        for (label, _), x, g, (scaled, total), scale in zip(SIZE_CASES, inputs, grads_scaled, outs, scale_grads):
-            with self.subTest(label):
-                self.assert_tensor(scaled, x * 1.5, f"{label}: x * scale", device=DEVICE, **EXACT)
-                self.assert_tensor(total, (x * 1.5).sum(), f"{label}: 0-d total", device=DEVICE, **EXACT)
-                self.assert_tensor(scale.grad, (x * g).sum() + x.sum() * grad_total,
-                                   f"{label}: gradient of the 0-d scale", device=DEVICE, **EXACT)
-        with self.subTest("Linear on a batch of 0"):
-            self.assert_tensor(empty_out, torch.zeros(0, 2), "Linear output for a batch of 0", device=DEVICE)
-            self.assert_tensor(weight_grad, torch.zeros(2, 3), "gradient of proj.weight", device=DEVICE)
-            self.assert_tensor(bias_grad, torch.zeros(2), "gradient of proj.bias", device=DEVICE)
+    def test_sizes_give_eager_shapes_values_and_gradients(self):
+        """Per shape x * scale keeps the shape, the total is 0-d, the 0-d scale's gradient is eager's; a Linear
+        on a batch of 0 gives a (0, 2) output and zero gradients."""
+        got = self.assert_matches_eager("sizes", shared("sizes"), inputs(torch.zeros(0, 3), *(
+            x * 2 for x in SIZE_CASES.values()), grad=True))
+        for (label, x), (scaled, total) in zip(SIZE_CASES.items(), got[0][1][1]):
+            self.assert_value((tuple(scaled.shape), tuple(total.shape)), (tuple(x.shape), ()), f"{label}: shapes")
+        self.assert_tensor(got[0][1][0], torch.zeros(0, 2), "Linear on a batch of 0", device=DEVICE)
 
 
 # --------------------------------------------------------------------------- side effects
-def side_effects(grad):
-    """SideEffectModel exported with grad ``grad`` (a training or an inference graph)."""
-    return shared(f"side_effect/grad={grad}", SideEffectModel, (torch.tensor([1.0, 2.0, 3.0]),), grad=grad)
-
-
-GRAPHS = [("training graph", True), ("inference graph", False)]
-
-
 @requires_api(EXPORT_API, since="2.9")
-class TestAotJointWithDescriptorsSideEffects(SharedExportsTestCase):
+class TestAotJointWithDescriptorsSideEffects(AotTestCase):
     """In-place updates of buffers and inputs, outputs aliasing an input, no state kept across calls."""
 
-    shared_exports = (lambda: side_effects(True), lambda: side_effects(False), batchnorm)
+    shared_exports = ("side_effect/training", "side_effect/inference")
 
-    def test_export_never_runs_the_module_on_the_real_example(self):
-        """Export traces with fake tensors: the module's buffer and the example input keep their values."""
-        for label, grad in GRAPHS:
+    def test_mutations_apply_once_per_call_as_in_eager_and_never_at_export(self):
+        """Export traces with fake tensors (module buffer and example untouched); over two calls x doubles and the
+        passed buffer counts once per call, as in eager; the module's own buffer stays 0."""
+        for label, grad in [("training", True), ("inference", False)]:
             with self.subTest(label):
-                exported = side_effects(grad)
-                self.assert_tensor(exported.model.calls, torch.tensor(0.0), f"{label}: module buffer after export",
-                                   device=DEVICE)
-                self.assert_tensor(exported.args[0], torch.tensor([1.0, 2.0, 3.0]),
-                                   f"{label}: example input after export", device=DEVICE)
-
-    def test_input_and_buffer_mutations_apply_once_per_call_as_in_eager(self):
-        """Each call doubles x and adds 1 to the passed buffer once, exactly as eager does on its own copies."""
-        for label, grad in GRAPHS:
-            with self.subTest(label):
-                exported = side_effects(grad)
-                eager_module = copy.deepcopy(exported.reference)
-                x, calls = on_device(torch.tensor([1.0, -2.0, 3.0])), on_device(torch.zeros(()))
-                x_eager = torch.tensor([1.0, -2.0, 3.0])
-                params = leaf_copies(exported.model.parameters())
-                for call in (1, 2):
-                    with torch.set_grad_enabled(grad):
-                        out = exported.compiled(*params, calls, x)
-                        eager = eager_module(x_eager)
-                    self.assert_tensor(calls, eager_module.calls, f"{label}: buffer after call {call}", device=DEVICE)
-                    self.assert_tensor(calls, torch.tensor(float(call)), f"{label}: buffer counts {call} call(s)",
-                                       device=DEVICE)
-                    self.assert_tensor(x, x_eager, f"{label}: input after call {call}", device=DEVICE)
-                    self.assert_tensor(x, torch.tensor([1.0, -2.0, 3.0]) * 2 ** call,
-                                       f"{label}: input doubled once per call ({call})", device=DEVICE)
-                    self.assert_tensor(out[2], eager[2].detach(), f"{label}: x * weight + calls at call {call}",
-                                       device=DEVICE)
-                    self.assert_tensor_meta(out[2], f"{label}: computed output", requires_grad=grad)
-                self.assert_tensor(exported.model.calls, torch.tensor(0.0), f"{label}: the module's own buffer",
-                                   device=DEVICE)
+                exported = shared(f"side_effect/{label}")
+                self.assert_tensor(exported.args[0], torch.tensor([1.0, 2.0, 3.0]), f"{label}: example", device=DEVICE)
+                got = self.assert_matches_eager(label, exported, inputs(torch.tensor([1.0, -2.0, 3.0])), grad=grad,
+                                                calls=2)
+                self.assert_tensor(dict(got)["buffer calls"], torch.tensor(2.0), f"{label}: calls", device=DEVICE)
+                self.assert_tensor(exported.model.calls, torch.tensor(0.0), f"{label}: module buffer", device=DEVICE)
 
     def test_outputs_aliasing_the_input_are_the_input_and_a_view_of_it(self):
         """``return x, x[1:]``: the first output is x itself, the second a view of x, as in eager."""
-        for label, grad in GRAPHS:
+        for label, grad in [("training", True), ("inference", False)]:
             with self.subTest(label):
-                exported = side_effects(grad)
+                exported = shared(f"side_effect/{label}")
                 x = on_device(torch.tensor([1.0, 2.0, 3.0]))
-                x_eager = torch.tensor([1.0, 2.0, 3.0])
                 with torch.set_grad_enabled(grad):
                     same, view, _ = exported.compiled(*leaf_copies(exported.model.parameters()),
                                                       on_device(torch.zeros(())), x)
-                    eager_same, eager_view, _ = copy.deepcopy(exported.reference)(x_eager)
-                self.assert_is(eager_same, x_eager, "eager returns its input itself")
-                self.assert_is(same, x, f"{label}: first output is the input tensor itself")
-                self.assert_is(view._base, x, f"{label}: second output is a view whose base is the input")
-                self.assert_value((view.storage_offset(), view.stride()),
-                                  (eager_view.storage_offset(), eager_view.stride()),
-                                  f"{label}: view's storage offset and strides")
+                self.assertIs(same, x, f"{label}: first output is the input tensor itself")
+                self.assertIs(view._base, x, f"{label}: second output is a view whose base is the input")
                 with torch.no_grad():
                     view.add_(10)
-                self.assert_tensor(x, torch.tensor([2.0, 14.0, 16.0]), f"{label}: writing through the view changes x",
+                self.assert_tensor(x, torch.tensor([2.0, 14.0, 16.0]), f"{label}: writing through the view",
                                    device=DEVICE)
 
     def test_repeated_calls_with_fresh_state_give_the_same_eager_result(self):
-        """No hidden state: each of three calls with fresh buffers gives eager's one-step output and buffer update."""
-        exported = batchnorm()
-        x_cpu = sample(5, 3, seed=1)
-        eager_module = copy.deepcopy(exported.reference)
+        """The passed buffers are updated in place (same storage); no hidden state: the next call with fresh buffers
+        gives eager's one-step result."""
+        exported = shared("batchnorm")
+        buffers = [b.clone() for b in exported.model.buffers()]
+        pointers = [b.data_ptr() for b in buffers]
         with torch.enable_grad():
-            eager_out = eager_module(x_cpu).detach()
-        for call in (1, 2, 3):
-            buffers = [b.clone() for b in exported.model.buffers()]
-            with torch.enable_grad():
-                out = exported.compiled(*leaf_copies(exported.model.parameters()), *buffers, on_device(x_cpu))
-            self.assert_tensor(out, eager_out, f"BatchNorm call {call}: output", device=DEVICE, **TOLERANCE)
-            for name, got, want in zip(buffer_names(eager_module), buffers, eager_module.buffers()):
-                self.assert_tensor(got, want, f"BatchNorm call {call}: fresh buffer {name} after one update",
-                                   device=DEVICE, **TOLERANCE)
+            exported.compiled(*leaf_copies(exported.model.parameters()), *buffers, *exported.args)
+        self.assert_value(([b.data_ptr() for b in buffers], int(buffers[2])), (pointers, 1), "buffers after a call")
+        self.assert_matches_eager("BatchNorm, next call with fresh buffers", exported)
 
 
 # --------------------------------------------------------------------------- bad input
 @requires_api(EXPORT_API, since="2.9")
-class TestAotJointWithDescriptorsBadInput(SharedExportsTestCase):
+class TestAotJointWithDescriptorsBadInput(AotTestCase):
     """Bad arguments to export, compile and the compiled callable raise upstream's exception types."""
 
-    shared_exports = (linear, linear_inference, batchnorm)
+    shared_exports = ("linear", "linear/inference", "batchnorm")
 
     def test_export_rejects_bad_arguments(self):
         """A non-module, non-sequence args, kwargs that are not a mapping, a missing stack, unknown keywords."""
-        _, model = build_models(LinearModel)
-        x = on_device(sample(2, 3, seed=1))
+        _, model = build_models(MODELS["linear"])
+        x = on_device(values((2, 3)))
         export = aot_autograd.aot_export_joint_with_descriptors
-        cases = [
-            ("a function instead of a module", AttributeError, "named_parameters",
-             lambda stack: export(stack, lambda t: t, (x,))),
-            ("args is a bare tensor", TypeError, None, lambda stack: export(stack, model, x)),
-            ("args is None", TypeError, None, lambda stack: export(stack, model, None)),
-            ("args too short for forward", TypeError, "missing 1 required positional argument",
-             lambda stack: export(stack, model, ())),
-            ("args too long for forward", TypeError, "positional arguments but 3 were given",
-             lambda stack: export(stack, model, (x, x))),
-            ("a string where forward needs a tensor", TypeError, None, lambda stack: export(stack, model, ("x",))),
-            ("input of the wrong inner size", RuntimeError, None,
-             lambda stack: export(stack, model, (on_device(torch.zeros(2, 4)),))),
-            ("kwargs is a list", TypeError, "must be a mapping", lambda stack: export(stack, model, (x,), [x])),
-            ("stack is None", AttributeError, "enter_context", lambda stack: export(None, model, (x,))),
-            ("unknown keyword", TypeError, "unexpected keyword argument 'bogus'",
-             lambda stack: export(stack, model, (x,), bogus=1)),
-        ]
-        for label, error, match, call in cases:
-            with self.subTest(label):
-                with torch.enable_grad(), contextlib.ExitStack() as stack:
-                    self.assert_raises_exactly(error, f"export with {label}", call, stack, match=match)
-                self.assert_value(type(torch.ones(1) + 1), torch.Tensor,
-                                  f"after export with {label}: ops run on real tensors again (no fake mode left)")
+        for label, error, match, call in [
+                ("a function instead of a module", AttributeError, "named_parameters",
+                 lambda stack: export(stack, lambda t: t, (x,))),
+                ("args is a bare tensor", TypeError, None, lambda stack: export(stack, model, x)),
+                ("args is None", TypeError, None, lambda stack: export(stack, model, None)),
+                ("args too short", TypeError, "missing 1 required positional", lambda stack: export(stack, model, ())),
+                ("args too long", TypeError, "but 3 were given", lambda stack: export(stack, model, (x, x))),
+                ("a string for a tensor", TypeError, None, lambda stack: export(stack, model, ("x",))),
+                ("wrong inner size", RuntimeError, None, lambda stack: export(stack, model, (on_device(x.t()),))),
+                ("kwargs is a list", TypeError, "must be a mapping", lambda stack: export(stack, model, (x,), [x])),
+                ("stack is None", AttributeError, "enter_context", lambda stack: export(None, model, (x,))),
+                ("unknown keyword", TypeError, "'bogus'", lambda stack: export(stack, model, (x,), bogus=1))]:
+            with self.subTest(label), torch.enable_grad(), contextlib.ExitStack() as stack:
+                with self.assert_raises_exactly(error, f"export with {label}", match):
+                    call(stack)
+            self.assertIs(type(torch.ones(1) + 1), torch.Tensor, f"after {label}: no fake mode left behind")
 
     def test_compile_rejects_bad_arguments(self):
         """Compile of a module or None, with an unknown keyword, or of one export a second time."""
-        exported = linear_inference()
+        exported = shared("linear/inference")
         compile_joint = aot_autograd.aot_compile_joint_with_descriptors
-        self.assert_raises_exactly(AttributeError, "compile of a module", compile_joint, exported.model,
-                                   match="_aot_state")
-        self.assert_raises_exactly(AttributeError, "compile of None", compile_joint, None, match="_aot_state")
+        for label, target in [("a module", exported.model), ("None", None)]:
+            with self.assert_raises_exactly(AttributeError, f"compile of {label}", "_aot_state"):
+                compile_joint(target)
         with torch.no_grad(), contextlib.ExitStack() as stack:
             joint = aot_autograd.aot_export_joint_with_descriptors(stack, exported.model, exported.args)
-            self.assert_raises_exactly(TypeError, "compile with an unknown keyword", compile_joint, joint, bogus=1,
-                                       match="unexpected keyword argument 'bogus'")
+            with self.assert_raises_exactly(TypeError, "compile with an unknown keyword", "'bogus'"):
+                compile_joint(joint, bogus=1)
             compile_joint(joint)
-            self.assert_raises_exactly(AssertionError, "compiling the same export a second time", compile_joint,
-                                       joint)
+            with self.assert_raises_exactly(AssertionError, "compiling the same export a second time"):
+                compile_joint(joint)
 
     def test_compiled_callable_rejects_wrong_arguments(self):
-        """Too few arguments, wrong types, shapes or dtypes, an unexpected keyword: upstream's exception types."""
-        exported = linear()
-        params = leaf_copies(exported.model.parameters())
-        x = on_device(sample(2, 3, seed=1))
-        cases = [
-            ("no arguments", TOO_FEW_ERROR, ()),
-            ("parameters only", TOO_FEW_ERROR, (*params,)),
-            ("one parameter left out", TOO_FEW_ERROR, (params[0], x)),
-            ("a string for x", RuntimeError, (*params, "x")),
-            ("None for x", RuntimeError, (*params, None)),
-            ("an int for x", RuntimeError, (*params, 3)),
-            ("a 1-d x", RuntimeError, (*params, on_device(torch.ones(3)))),
-            ("x of the wrong inner size", RuntimeError, (*params, on_device(torch.ones(2, 4)))),
-            ("a float64 x for float32 parameters", RuntimeError, (*params, x.double())),
-            ("parameters in the wrong order", RuntimeError, (params[1], params[0], x)),
-        ]
-        for label, error, args in cases:
-            with self.subTest(label):
-                with torch.enable_grad():
-                    self.assert_raises_exactly(error, f"compiled callable with {label}", exported.compiled, *args)
-        with self.subTest("an unexpected keyword"), torch.enable_grad():
-            self.assert_raises_exactly(ValueError, "compiled callable with an unexpected keyword", exported.compiled,
-                                       *params, x, y=x, match="keyword")
-
-    def test_extra_arguments_raise_from_2_10_and_are_ignored_in_2_9(self):
-        """One or two arguments too many: RuntimeError from 2.10; in 2.9.1 they are dropped (the call runs on
-        the leading arguments and updates the buffers once)."""
-        exported = batchnorm()
-        params = leaf_copies(exported.model.parameters())
-        x = on_device(sample(5, 3, seed=1))
-        for label, extra in [("one argument too many", (x,)), ("an extra int", (1,)), ("two too many", (x, x))]:
-            with self.subTest(label):
-                buffers = [b.clone() for b in exported.model.buffers()]
-                with torch.enable_grad():
-                    if CHECKS_ARGUMENT_COUNT:
-                        self.assert_raises_exactly(RuntimeError, label, exported.compiled, *params, *buffers, x,
-                                                   *extra, match="extra arguments")
-                        self.assert_value(int(buffers[2]), 0, f"{label}: num_batches_tracked after the failed call")
-                        continue
-                    out = exported.compiled(*params, *buffers, x, *extra)
-                    fresh = [b.clone() for b in exported.model.buffers()]
-                    expected = exported.compiled(*params, *fresh, x)
-                self.assert_tensor(out, expected.detach(), f"{label}: output equals the call without the extra",
-                                   **EXACT)
-                for name, got, want in zip(buffer_names(exported.model), buffers, fresh):
-                    self.assert_tensor(got, want, f"{label}: buffer {name} updated once", **EXACT)
-
-    def test_wrong_calling_convention_raises(self):
-        """Params or buffers left out, or in the wrong order: upstream's error types, and no buffer update."""
-        exported = batchnorm()
-        params = leaf_copies(exported.model.parameters())
-        buffers = [b.clone() for b in exported.model.buffers()]
-        x = on_device(sample(5, 3, seed=1))
-        cases = [  # the runtime wrapper indexes the mutated buffers' positions before the graph runs
-            ("parameters left out (buffers and input only)", IndexError, (*buffers, x)),
-            ("buffers left out (parameters and input only)", IndexError, (*params, x)),
-            ("only the user input", IndexError, (x,)),
-            ("buffers passed before parameters", RuntimeError, (*buffers, *params, x)),
-        ]
-        for label, error, args in cases:
-            with self.subTest(label):
-                with torch.enable_grad():
-                    self.assert_raises_exactly(error, label, exported.compiled, *args)
-        self.assert_value(int(buffers[2]), 0, "num_batches_tracked after calls that all failed")
+        """Too few or extra arguments, wrong types, shapes or dtypes, a keyword, left-out or reordered parameters and
+        buffers: upstream's exception types; a failed call updates no buffer. In 2.9.1 extra arguments are dropped
+        (the call runs on the leading ones)."""
+        lin, bn = shared("linear"), shared("batchnorm")
+        params, bn_params = leaf_copies(lin.model.parameters()), leaf_copies(bn.model.parameters())
+        buffers = [b.clone() for b in bn.model.buffers()]
+        x, x5 = lin.args[0], bn.args[0]
+        extra = RuntimeError if CHECKS_ARGUMENT_COUNT else None
+        for label, error, call in [
+                ("no arguments", TOO_FEW_ERROR, lambda: lin.compiled()),
+                ("parameters only", TOO_FEW_ERROR, lambda: lin.compiled(*params)),
+                ("one parameter left out", TOO_FEW_ERROR, lambda: lin.compiled(params[0], x)),
+                ("a string for x", RuntimeError, lambda: lin.compiled(*params, "x")),
+                ("None for x", RuntimeError, lambda: lin.compiled(*params, None)),
+                ("an int for x", RuntimeError, lambda: lin.compiled(*params, 3)),
+                ("a 1-d x", RuntimeError, lambda: lin.compiled(*params, x[0])),
+                ("x of the wrong inner size", RuntimeError, lambda: lin.compiled(*params, x.t())),
+                ("a float64 x", RuntimeError, lambda: lin.compiled(*params, x.double())),
+                ("parameters in the wrong order", RuntimeError, lambda: lin.compiled(params[1], params[0], x)),
+                ("an unexpected keyword", ValueError, lambda: lin.compiled(*params, x, y=x)),
+                ("BatchNorm: parameters left out", IndexError, lambda: bn.compiled(*buffers, x5)),
+                ("BatchNorm: buffers left out", IndexError, lambda: bn.compiled(*bn_params, x5)),
+                ("BatchNorm: only the input", IndexError, lambda: bn.compiled(x5)),
+                ("BatchNorm: buffers before parameters", RuntimeError, lambda: bn.compiled(*buffers, *bn_params, x5)),
+                ("BatchNorm: one argument too many", extra, lambda: bn.compiled(*bn_params, *buffers, x5, x5)),
+                ("BatchNorm: an extra int", extra, lambda: bn.compiled(*bn_params, *buffers, x5, 1))]:
+            with self.subTest(label), torch.enable_grad():
+                if error is None:
+                    self.assert_tensor(call(), bn.compiled(*bn_params, *buffers, x5).detach(), label, **EXACT)
+                    buffers[2].zero_()
+                    continue
+                with self.assert_raises_exactly(error, f"compiled callable with {label}"):
+                    call()
+                self.assert_value(int(buffers[2]), 0, f"{label}: num_batches_tracked after the failed call")
 
 
 if __name__ == "__main__":
