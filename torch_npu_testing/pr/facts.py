@@ -80,18 +80,15 @@ def tool_facts(api, ascend, ref, pythons, files):
                 api, row["torch"])):
             gaps.append(f"API 功能介绍: locate {name} under {row.get('python')}: not found "
                         f"({row.get('error') or 'absent in that torch'})")
-    api["search"], why = taskfacts.search(name, ascend, ref)
-    api["search_command"] = taskfacts.tool_command("search", name, ascend, ref)
-    if why:
-        gaps.append(f"社区用例检索: search {name}: {why} — run `{api['search_command']}`")
+    for tool, section in (("search", "社区用例检索"), ("docs", "资料变更")):
+        api[tool], why = getattr(taskfacts, tool)(name, ascend, ref)
+        api[f"{tool}_command"] = taskfacts.tool_command(tool, name, ascend, ref)
+        if why:
+            gaps.append(f"{section}: {tool} {name}: {why} — run `{api[tool + '_command']}`")
     outside = direct_calls_outside(api["search"], files)
     if outside:
         gaps.append(f"社区用例检索: {len(outside)} test(s) outside this PR's files call {name} directly on {ref} "
                     f"(first: {outside[0]}) — say in the description what the new tests add")
-    api["docs"], why = taskfacts.docs(name, ascend, ref)
-    api["docs_command"] = taskfacts.tool_command("docs", name, ascend, ref)
-    if why:
-        gaps.append(f"资料变更: docs {name}: {why} — run `{api['docs_command']}`")
     return gaps
 
 
