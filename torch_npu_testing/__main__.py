@@ -27,7 +27,7 @@ COMMANDS = {
     "locate": ("torch_npu_testing.task.locate", "where torch defines an API, here and in other interpreters"),
     "search": ("torch_npu_testing.task.search", "which tests of Ascend/PyTorch refs already call an API"),
     "docs": ("torch_npu_testing.task.docs", "is an API in Ascend's native-API docs per torch version; add it"),
-    "new": ("torch_npu_testing.task.scaffold", "start an API task: test-file scaffold, target_apis, branch map"),
+    "new": ("torch_npu_testing.task.scaffold", "start an API task: test-file scaffold and its row in table.json"),
 }
 
 

@@ -18,6 +18,10 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
+# fixture files in Ascend's shapes (they import torch_npu) and a stand-in torch_npu: data for the export
+# tests, never collected as tests themselves
+collect_ignore = ["fixtures"]
+
 # Variables that this package, torch's test runner or the Ascend runner read: a subprocess started by a
 # test gets exactly the ones the test sets, whatever the surrounding shell or tox env exported.
 _CONTROLLED = ("TORCH_DEVICE_BACKEND_AUTOLOAD", "IN_CI", "CI", "PYTHONPATH", "TEST_REPORT_PATH",

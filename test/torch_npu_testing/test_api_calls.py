@@ -112,8 +112,8 @@ def test_shipped_manifest_lists_the_five_target_apis_with_honest_task_ids():
 @pytest.mark.parametrize("text, message", [
     ("{not json", "not valid JSON"),
     ('{"format": "other/1", "apis": []}', "format is 'other/1'"),
-    ('{"format": "torch_npu_testing.target_apis/1", "apis": [{"task": "x"}]}', "must be a list"),
-    ('{"format": "torch_npu_testing.target_apis/1", "apis": [{"name": "a"}, {"name": "a"}]}', "listed twice"),
+    ('{"format": "torch_npu_testing.table/1", "apis": [{"task": "x"}]}', "must be a list"),
+    ('{"format": "torch_npu_testing.table/1", "apis": [{"name": "a"}, {"name": "a"}]}', "listed twice"),
 ])
 def test_a_bad_manifest_is_an_error_naming_the_file(tmp_path, text, message):
     path = tmp_path / "apis.json"

@@ -126,7 +126,7 @@ def test_format_table_has_one_row_per_measurement_with_verdicts():
 
 def test_run_rounds_interleaves_rotates_and_sums_direct_files(tmp_path):
     """Each round times every measurement once, starting one later each round; direct sums its files."""
-    plan = bench.build_plan("py", FILES[:2], str(tmp_path))
+    plan = bench.build_plan("py", FILES[:2], str(tmp_path), coverage=False)
     timer = FakeTimer({"floor": [1.0, 2.0, 3.0], "suite": 4.0, "direct": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
     per_step = {}
     timings = bench.run_rounds(plan, 3, timer, step_timings=per_step)
@@ -141,13 +141,28 @@ def test_run_rounds_interleaves_rotates_and_sums_direct_files(tmp_path):
 # ---- command construction -------------------------------------------------------------------------
 
 def test_plan_commands_are_the_issue_measurements(tmp_path):
-    """floor imports torch + aot_autograd; suite runs the files in one process; direct runs each file."""
+    """floor imports torch + aot_autograd; suite runs the files in one process, coverage off (the
+    input-space figure), then with its coverage on; direct runs each file."""
     plan = bench.build_plan("/x/python", FILES, str(tmp_path))
-    assert [step.measurement for step in plan] == ["floor", "suite"] + ["direct"] * 4
+    assert [step.measurement for step in plan] == ["floor", "suite", "coverage"] + ["direct"] * 4
     assert plan[0].argv == ["/x/python", "-c", "import torch, torch._functorch.aot_autograd"]
     assert plan[1].argv == ["/x/python", "-m", "torch_npu_testing", "suite", *FILES,
-                            "--results", os.path.join(str(tmp_path), "suite.json")]
-    assert [step.argv for step in plan[2:]] == [["/x/python", path] for path in FILES]
+                            "--results", os.path.join(str(tmp_path), "suite.json"), "--no-coverage"]
+    assert plan[2].argv == ["/x/python", "-m", "torch_npu_testing", "suite", *FILES,
+                            "--results", os.path.join(str(tmp_path), "coverage.json")]
+    assert [step.argv for step in plan[3:]] == [["/x/python", path] for path in FILES]
+    assert [s.measurement for s in bench.build_plan("py", FILES, str(tmp_path), coverage=False)] == [
+        "floor", "suite"] + ["direct"] * 4
+
+
+def test_the_coverage_row_is_a_ratio_to_the_suite_without_coverage():
+    rows = rows_by_name(bench.summarize({"floor": [2.0], "suite": [4.0, 4.0, 4.4], "coverage": [5.6, 6.0, 9.0],
+                                         "direct": [8.0]}, file_count=4))
+    assert rows["coverage"]["compared"] == pytest.approx(6.0 / 4.0) and rows["coverage"]["within"] is True
+    assert rows["coverage"]["compared_text"] == "1.50 x suite" and rows["coverage"]["target_text"] == "<= 1.5 x suite"
+    assert rows["coverage"]["label"] == "suite with coverage (4 files)"
+    over = rows_by_name(bench.summarize({"floor": [2.0], "suite": [4.0], "coverage": [6.1]}, file_count=1))
+    assert over["coverage"]["within"] is False and bench.verdict(over["coverage"]) == "OVER target"
 
 
 def test_tox_step_runs_the_env_without_touching_real_results(tmp_path):
@@ -201,20 +216,20 @@ def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path)
     root = make_root(tmp_path / "root")
     (root / ".tox" / "master_213").mkdir(parents=True)
     out = tmp_path / "out" / "bench.json"
-    timer = FakeTimer({"floor": 2.0, "suite": 6.0, "direct": 2.0, "tox": 40.0})
+    timer = FakeTimer({"floor": 2.0, "suite": 6.0, "coverage": 7.0, "direct": 2.0, "tox": 40.0})
     stdout, stderr = io.StringIO(), io.StringIO()
     args = parse(["--root", str(root), "--repeat", "2", "--tox", "--tox-command", sys.executable,
                   "--json", str(out), "--python", "/x/python"])
     assert bench.main(args, timer=timer, stream=stdout, progress_stream=stderr) == 0
-    # one warm-up floor, then 2 rounds of floor + suite + 4 direct + tox
-    assert len(timer.calls) == 1 + 2 * 7
+    # one warm-up floor, then 2 rounds of floor + suite + coverage + 4 direct + tox
+    assert len(timer.calls) == 1 + 2 * 8
     table = stdout.getvalue()
-    assert table.count("OVER target") == 2 and table.count("within target") == 1
+    assert table.count("OVER target") == 2 and table.count("within target") == 2
     report = json.loads(out.read_text())
     assert report["format"] == "torch_npu_testing.suite.bench/1"
     assert report["files"] == FILES and report["repeat"] == 2
-    assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "direct": [8.0, 8.0],
-                                   "tox": [40.0, 40.0]}
+    assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "coverage": [7.0, 7.0],
+                                   "direct": [8.0, 8.0], "tox": [40.0, 40.0]}
     assert report["commands"]["tox"] == [f"{sys.executable} -e master_213"]
     assert report["step_timings_s"][f"/x/python {FILES[3]}"] == [2.0, 2.0]
     assert "round 2/2" in stderr.getvalue()
@@ -286,9 +301,17 @@ def test_real_run_over_a_tiny_synthetic_suite(tmp_path, capsys, monkeypatch):
     report = json.loads(out.read_text())
     assert report["files"] == ["test/functorch/tiny_api.py", "test/npu/test_tiny.py"]
     assert report["versions"].get("torch")
-    assert [row["measurement"] for row in report["rows"]] == ["floor", "suite", "direct"]
+    assert [row["measurement"] for row in report["rows"]] == ["floor", "suite", "coverage", "direct"]
     assert all(len(values) == 1 and values[0] > 0 for values in report["timings_s"].values())
     # files that do not import torch cost far less than the torch import
     direct = next(row for row in report["rows"] if row["measurement"] == "direct")
     assert direct["ratio_to_floor"] < 1.0
     assert "floor (import torch + aot_autograd)" in captured.out
+
+
+def test_no_coverage_row_times_no_suite_with_coverage(tmp_path):
+    root = make_root(tmp_path)
+    timer = FakeTimer({"floor": 2.0, "suite": 4.0, "direct": 2.0})
+    args = parse(["--root", str(root), "--repeat", "1", "--warmup", "0", "--no-coverage-row"])
+    assert bench.main(args, timer=timer, stream=io.StringIO(), progress_stream=io.StringIO()) == 0
+    assert [step.measurement for step in timer.calls] == ["floor", "suite"] + ["direct"] * 4

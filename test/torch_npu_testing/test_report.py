@@ -263,7 +263,8 @@ def test_expected_envs_are_configurable_and_extra_results_are_still_shown(worksp
     ('{"format": "torch_npu_testing.common.results/2", "runs": [', "corrupt", "results file is not valid JSON"),
     ("", "corrupt", "results file is empty"),
     ('{"format": "torch_npu_testing.common.results/1", "runs": []}', "unknown_format",
-     "results format 'torch_npu_testing.common.results/1' is not 'torch_npu_testing.common.results/2' (written by an older or "
+     "results format 'torch_npu_testing.common.results/1' is not 'torch_npu_testing.common.results/2' "
+     "(written by an older or "
      "newer torch_npu_testing, or not a results file): not interpreted; re-run it (tox -e v2_12)"),
     ('{"passed": 3}', "unknown_format", "results format None is not"),
     ('[1, 2]', "unknown_format", "results format None is not"),
@@ -571,3 +572,48 @@ def test_real_suite_results_render_with_failures_and_coverage(tmp_path, monkeypa
     problems = doc["problems"]
     assert "v2_12: test_clone_api.py: SetGradEnabledClone.test_fails_on_purpose failed" in problems
     assert problems[-1].startswith("master_213: no results")
+
+
+# --------------------------------------------------------------------------- implementation coverage
+def coverage_block(torch_version, statuses):
+    """A suite ``coverage`` block: every manifest API measured (40/52, 10/16) unless ``statuses`` says else."""
+    apis = {}
+    for api in load_manifest():
+        status = statuses.get(api["name"], "measured")
+        entry = {"title": api["title"], "test_file": api["test_file"], "status": status, "regions": [],
+                 "note": {"c_implementation": "C implementation, not measured", "absent": "absent"}.get(status)}
+        if status == "measured":
+            entry.update(lines={"covered": 40, "total": 52}, branches={"covered": 10, "total": 16},
+                         unreached=[{"file": "torch/utils/_config_module.py", "name": "ConfigPatch.__exit__",
+                                     "start": 812, "end": 814, "source": "if self.x | y:"}],
+                         partial_branches=[{"file": "torch/utils/_config_module.py", "name": "ConfigModule.patch",
+                                            "line": 790, "missing_to": ["exit"], "source": "if changes:"}])
+        apis[api["name"]] = entry
+    return {"format": "torch_npu_testing.coverage/1", "torch_version": torch_version, "tool": "coverage.py",
+            "apis": apis}
+
+
+def test_implementation_coverage_per_api_and_env_with_unreached_lines(workspace):
+    root, results_dir = workspace
+    batch = "torch._functorch.vmap._add_batch_dim"
+    for env in ("v2_7", "master_213"):
+        data = make_results(root, env)
+        statuses = {batch: "c_implementation", AOT[0]: "absent", AOT[1]: "absent"} if env == "v2_7" else {}
+        data["coverage"] = coverage_block(TORCH[env], statuses)
+        write_results(results_dir, env, data)
+    doc, text = build(results_dir)
+    assert doc["verdict"] == "pass"  # figures inform, they never fail the report
+    rows = {entry["name"]: entry["implementation_coverage"] for entry in doc["envs"]}
+    master = {row["name"]: row for row in rows["master_213"]}
+    assert master[batch]["line"] == "lines 40/52, branches 10/16 on torch 2.13.0"
+    old = {row["name"]: row["line"] for row in rows["v2_7"]}
+    assert old[batch] == "C implementation, not measured on torch 2.7.1"
+    assert old[AOT[0]] == "absent on torch 2.7.1"
+    assert {row["text"] for row in rows["v2_12"]} == {
+        "not measured: the suite ran with --no-coverage (or wrote no coverage)"}
+    assert ("| `_add_batch_dim` | C implementation, not measured | not measured: the suite ran with --no-coverage "
+            "(or wrote no coverage) | not measured: the suite ran with --no-coverage (or wrote no coverage) | "
+            "lines 40/52, branches 10/16 |") in text
+    assert ("  - `torch/utils/_config_module.py` 812-814 in `ConfigPatch.__exit__`: `if self.x | y:`") in text
+    assert ("  - branch never taken: `torch/utils/_config_module.py` 790 in `ConfigModule.patch` (to exit): "
+            "`if changes:`") in text

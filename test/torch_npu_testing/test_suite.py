@@ -20,8 +20,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from torch_npu_testing import results as results_model
-from torch_npu_testing import suite
+from torch_npu_testing.common import results as results_model
+from torch_npu_testing.suite import run as suite
 from torch_npu_testing.common.errors import UsageError
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -19,6 +19,8 @@ from ..common.results import Outcome
 from ..common.layout import GRAD_MODE_FILES
 from ..suite.run import sha256_of
 from ..upstream.runner import KIND as UPSTREAM_KIND, fails_upstream_run
+from .calls import api_coverage
+from .implementation import implementation_coverage
 
 REPORT_FORMAT = "torch_npu_testing.report/2"
 DEFAULT_ENVS = tuple(branches.default_envs())
@@ -234,74 +236,6 @@ def upstream_problems(upstream):
 
 
 # --------------------------------------------------------------------------- judging one env
-def api_coverage(data, manifest):
-    """Per target API: ``{"name", "task", "ascend_task_id", "state", "text", "direct", "indirect", ...}``.
-
-    ``state`` is ``called`` (a test called it directly), ``absent`` (not in this torch, as the manifest
-    expects), or a failure: ``not_called``, ``indirect_only``, ``absent_unexpected``, ``error``,
-    ``not_measured``.
-    """
-    calls = data.get("api_calls")
-    details = data.get("api_call_details") or {}
-    detail_apis = details.get("apis") if isinstance(details.get("apis"), dict) else {}
-    names = [api["name"] for api in manifest]
-    names += [name for name in list(detail_apis) + list(calls or {}) if name not in names]
-    by_name = {api["name"]: api for api in manifest}
-    torch_version = (data.get("probe", {}).get("torch") or {}).get("version")
-    files_of = {}
-    for run in data.get("runs", []):
-        for case in run.get("cases", []):
-            files_of.setdefault(case.get("id"), run.get("path"))
-    rows = []
-    for name in names:
-        info, meta = detail_apis.get(name, {}), by_name.get(name, {})
-        row = {"name": name, "task": info.get("task") or meta.get("task") or name,
-               "ascend_task_id": info.get("ascend_task_id", meta.get("ascend_task_id")),
-               "kind": info.get("kind"), "defined_at": info.get("defined_at"),
-               "direct": [], "indirect": [], "threads": {}}
-        if calls is None:
-            row.update(state="not_measured", text="not measured: the suite ran without --api-calls")
-        elif name not in calls and name not in detail_apis:
-            row.update(state="not_measured", text="not measured: not in the manifest this env ran with")
-        elif info.get("status") in ("absent", "error"):
-            row.update(_unavailable(info, torch_version))
-        else:
-            _fill_calls(row, info.get("tests"), calls.get(name), files_of)
-        rows.append(row)
-    return rows
-
-
-def _unavailable(info, torch_version):
-    if info.get("status") == "error":
-        return {"state": "error", "text": f"could not be watched: {info.get('reason')}"}
-    since = info.get("since")
-    if info.get("expected_absent"):
-        return {"state": "absent", "text": f"absent in this torch ({torch_version}; added in {since})"}
-    return {"state": "absent_unexpected",
-            "text": f"absent in torch {torch_version}" + (f", expected since {since}" if since else "")
-            + f": {info.get('reason')}"}
-
-
-def _fill_calls(row, tests, test_ids, files_of):
-    """Split the tests that called a present API into direct and indirect callers; set the row's state."""
-    if not isinstance(tests, dict):  # only the plain mapping was recorded: no direct / indirect split
-        tests = {test_id: {"direct": 1} for test_id in test_ids or []}
-    for test_id, record in tests.items():
-        for kind in ("direct", "indirect"):
-            if record.get(kind):
-                row[kind].append({"test": test_id, "file": files_of.get(test_id), "calls": record[kind],
-                                  "sites": record.get(kind + "_sites") or []})
-                break
-        if record.get("threads"):
-            row["threads"][test_id] = record["threads"]
-    if row["direct"]:
-        row.update(state="called", text=f"called by {len(row['direct'])} test(s)")
-    elif row["indirect"]:
-        row.update(state="indirect_only", text="no test calls it explicitly; only torch called it on a test's behalf")
-    else:
-        row.update(state="not_called", text="called by no test")
-
-
 def check_files_unchanged(data):
     """For each run: ``None`` (same file now), a message (changed), or ``"not found"`` (not compared)."""
     cwd = data.get("cwd") or "."
@@ -336,6 +270,7 @@ def judge_env(entry, manifest, all_paths):
                  for path, state in entry["file_status"].items() if state and state != "not found"]
     problems += _isolation_problems(name, data, ran)
     entry["coverage"] = api_coverage(data, manifest)
+    entry["implementation_coverage"] = implementation_coverage(data, manifest)
     problems += [f"{name}: API {row['name']}: {row['text']}" for row in entry["coverage"]
                  if row["state"] not in ("called", "absent")]
     entry["problems"] = problems

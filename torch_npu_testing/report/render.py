@@ -17,20 +17,11 @@ import shlex
 from ..common import results, table as branches
 from ..common.results import Outcome
 from ..upstream.runner import fails_upstream_run
+from .calls import calls_section
+from .implementation import implementation_section, implementation_summary
+from .markdown import cell, code
 
 MAX_DETAIL_LINES = 40  # traceback lines shown per failure; the full text is in report.json
-
-
-def cell(text):
-    """Text safe inside a Markdown table cell (one line, pipes escaped)."""
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
-def code(text):
-    text = str(text)
-    fence = "``" if "`" in text else "`"
-    pad = " " if "`" in text else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 _PLURALS = {Outcome.ERROR: "errors", Outcome.EXPECTED_FAILURE: "expected failures",
@@ -279,66 +270,6 @@ def isolation_section(entry):
     return lines + [""]
 
 
-def _call_item(call):
-    """``- `Class.test` at lines 12, 40`` (sites in the test's own file shortened to their line)."""
-    prefix = (call.get("file") or "\0") + ":"
-    lines = [site[len(prefix):] for site in call["sites"] if site.startswith(prefix) and site[len(prefix):].isdigit()]
-    others = [site for site in call["sites"] if not (site.startswith(prefix) and site[len(prefix):].isdigit())]
-    where = ([f"line{'s' if len(lines) > 1 else ''} {', '.join(lines)}"] if lines else []) + others
-    count = f"{call['calls']} call{'s' if call.get('calls', 1) != 1 else ''}" if call.get("calls") else ""
-    text = code(call["test"]) + (f" ({count})" if count else "")
-    return f"  - {text}" + (": " + "; ".join(where) if where else "")
-
-
-def _calls_by_file(calls, label):
-    lines, files = [], []
-    for call in calls:
-        if call.get("file") not in files:
-            files.append(call.get("file"))
-    for path in files:
-        lines.append(f"  - {label}" + (f" in {code(path)}:" if path else ":"))
-        lines += ["  " + _call_item(call) for call in calls if call.get("file") == path]
-    return lines
-
-
-def _task_text(row):
-    task = "the API name" if row["task"] == row["name"] else row["task"]
-    ascend = row.get("ascend_task_id")
-    return f"{task}; Ascend task {ascend}" if ascend else f"{task}; Ascend task id not set"
-
-
-def coverage_section(entry):
-    details = entry["results"].get("api_call_details") or {}
-    lines = ["#### API coverage (measured while the tests ran)", ""]
-    if details.get("mechanism"):
-        lines += [f"Calls recorded with {details['mechanism']} while each test ran. A call is explicit when the "
-                  "frame calling the API is outside torch; \"only through torch\" means torch called it on the "
-                  "test's behalf (e.g. `torch.vmap` calling `_add_batch_dim`), which alone does not count.", ""]
-    lines += ["| API | task | verdict | tests calling it explicitly | only through torch |",
-              "| --- | --- | --- | --- | --- |"]
-    for row in entry["coverage"]:
-        verdict = {"called": "ok", "absent": row["text"] + " — not a failure"}.get(
-            row["state"], f"**FAIL: {row['text']}**")
-        lines.append(f"| {code(row['name'])} | {cell(_task_text(row))} | {cell(verdict)} | "
-                     f"{len(row['direct'])} | {len(row['indirect'])} |")
-    lines.append("")
-    for row in entry["coverage"]:
-        if not (row["direct"] or row["indirect"]):
-            continue
-        where = f" ({row['kind']}: {row['defined_at']})" if row.get("defined_at") else ""
-        lines.append(f"- {code(row['name'])}{where}")
-        lines += _calls_by_file(row["direct"], "called explicitly")
-        lines += _calls_by_file(row["indirect"], "only through torch")
-        for test_id, names in row["threads"].items():
-            lines.append(f"  - {code(test_id)} called it from other threads: {', '.join(names)}")
-    unmeasured = details.get("unmeasured_tests") or []
-    if unmeasured:
-        lines += ["", f"Not measured (another profiler was active): {', '.join(code(t) for t in unmeasured)}"]
-    for error in details.get("recorder_errors") or []:
-        lines += ["", f"Recorder error (calls may be missing): {cell(error)}"]
-    return lines + [""]
-
-
 def log_section(entry):
     lines, usable = env_heading(entry)
     if not usable:
@@ -348,7 +279,7 @@ def log_section(entry):
     lines += [f"Totals: {tests_and_cases(total)} run: {counts_text(total)}.", ""]
     for run in sorted(results["runs"], key=lambda r: (r["path"], not r["initial_grad_mode"])):
         lines += run_section(run, entry.get("file_status") or {})
-    return lines + isolation_section(entry) + coverage_section(entry)
+    return lines + isolation_section(entry) + calls_section(entry) + implementation_section(entry)
 
 
 def _upstream_ref(ref):
@@ -426,7 +357,7 @@ def render(doc):
              f"Generated {doc['generated_at']} from {code(doc['results_dir'])}; expected envs: "
              + ", ".join(code(name) for name in doc["expected_envs"]) + ".", ""]
     lines += [f"Note: {note}" for note in doc["notes"]] + ([""] if doc["notes"] else [])
-    lines += summary(doc) + [""]
+    lines += summary(doc) + [""] + implementation_summary(doc)
     lines += ["Upstream patches:", ""] + [f"- {upstream_summary(upstream)}" for upstream in doc["upstream"]] + [""]
     if problems:
         lines += ["Problems:", ""] + [f"- {cell(problem)}" for problem in problems] + [""]

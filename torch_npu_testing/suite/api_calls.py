@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Record, while the tests run, which test called each target API (``suite --api-calls``).
 
-The evidence report must prove that every API in :file:`target_apis.json` is exercised by a test, and
-grepping the test text proves nothing (a name can appear in a comment or a skipped branch). So the suite
+The evidence report must prove that every target API of the one table (:file:`common/table.json`) is
+exercised by a test, and grepping the test text proves nothing (a name can appear in a comment or a
+skipped branch). So the suite
 measures it: while a test runs, a profile hook (``sys.setprofile`` for the test's thread and
 ``threading.setprofile`` for threads the test starts) watches for calls of exactly the target functions.
 
@@ -24,7 +25,6 @@ The hook is installed only between ``start_test`` and ``stop_test``: imports and
 speed. Threads started during a test are watched from their start (on Python >= 3.12 already-running
 threads too); a call in another thread counts for the test running at that moment.
 """
-import importlib
 import inspect
 import json
 import os
@@ -65,32 +65,27 @@ def load_manifest(path=None):
 
 # --------------------------------------------------------------------------- resolution
 def resolve(dotted_name):
-    """``(object, None)`` for an importable dotted name, ``(None, reason)`` when it does not exist.
+    """``(object, None)`` for an existing dotted name, ``(None, reason)`` when it does not exist.
 
-    The longest importable module prefix is imported and the rest looked up as attributes. An import
-    that fails for another reason than the module not existing propagates (that is a broken install,
-    not an absent API).
+    The lookup is :func:`torch_npu_testing.runtime.carried.find_api` (an import that fails for another
+    reason than the module not existing propagates: that is a broken install, not an absent API); the
+    reason names the longest prefix that exists and the attribute it lacks.
     """
+    from ..runtime.carried import find_api
+
+    missing = object()
+    found = find_api(dotted_name, missing)
+    if found is not missing:
+        return found, None
     parts = dotted_name.split(".")
-    for split in range(len(parts), 0, -1):
-        module_name = ".".join(parts[:split])
-        try:
-            obj = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-                continue  # this prefix is not a module: look the rest up as attributes
-            raise
-        owner = module_name
-        for attr in parts[split:]:
-            if not hasattr(obj, attr):
-                return None, f"{owner} has no attribute {attr!r}"
-            obj = getattr(obj, attr)
-            owner = f"{owner}.{attr}"
-        return obj, None
+    for index in range(len(parts) - 1, 0, -1):
+        owner = ".".join(parts[:index])
+        if find_api(owner, missing) is not missing:
+            return None, f"{owner} has no attribute {parts[index]!r}"
     return None, f"no module {parts[0]!r}"
 
 
-class Target:
+class ApiTarget:
     """One target API, resolved in this process: what a call of it looks like to the profile hook."""
 
     def __init__(self, entry):
@@ -185,7 +180,7 @@ class ApiCallRecorder:
 
         entries = load_manifest() if manifest is None else manifest
         self.torch_version = torch.__version__
-        self.targets = [Target(entry) for entry in entries]
+        self.targets = [ApiTarget(entry) for entry in entries]
         installed = parse_version(self.torch_version)
         for target in self.targets:
             since = target.entry.get("since")

@@ -8,8 +8,10 @@ absolute times from different runs do not compare). Each measurement is the wall
 subprocess, started from ``--root`` (default: the current directory):
 
 * ``floor``:  ``PY -c "import torch, torch._functorch.aot_autograd"``;
-* ``suite``:  ``PY -m torch_npu_testing suite FILES --results TMP``; target: at most 2.0 x floor
-  (a ratio: shared machines differ in speed);
+* ``suite``:  ``PY -m torch_npu_testing suite FILES --results TMP --no-coverage``; target: at most
+  2.0 x floor (a ratio: shared machines differ in speed);
+* ``coverage``: the same suite with its implementation coverage on (the default in the branch envs);
+  target: at most 1.5 x the ``suite`` figure (``--no-coverage-row`` leaves it out);
 * ``direct``: each file run as ``PY FILE``, summed; target: at most 1.25 x (number of files x floor);
 * ``tox`` (only with ``--tox``): a warm ``tox -e master_213``; target: at most the suite + 25 s (a branch env
   also runs ``test/in_env``, two fresh interpreters and pytest's own torch import, ~12 s on a 2-core box,
@@ -36,7 +38,7 @@ import sys
 import tempfile
 import time
 
-BENCH_FORMAT = "torch_npu_testing.bench/1"
+BENCH_FORMAT = "torch_npu_testing.suite.bench/1"
 FLOOR_CODE = "import torch, torch._functorch.aot_autograd"
 VERSION_CODE = ("import importlib.metadata as m\n"
                 "for name in ('torch', 'torch_npu'):\n"
@@ -47,6 +49,7 @@ VERSION_CODE = ("import importlib.metadata as m\n"
 
 # Targets from the issue, relative to the floor measured in the same run.
 SUITE_RATIO = 2.0
+COVERAGE_RATIO = 1.5
 DIRECT_RATIO = 1.25
 TOX_OVER_SUITE_S = 25.0
 
@@ -56,7 +59,7 @@ DEFAULT_REPEAT = 3
 STATS = {"median": statistics.median, "min": min}
 DEFAULT_TIMEOUT_S = 900
 # Order of the measurements in the first round (later rounds rotate it) and of the table.
-MEASUREMENTS = ("floor", "suite", "direct", "tox")
+MEASUREMENTS = ("floor", "suite", "coverage", "direct", "tox")
 # Variables tox sets inside an env; a nested `tox -e master_213` (from `tox -e bench`) must not inherit them.
 TOX_INNER_VARIABLES = ("TOX_ENV_NAME", "TOX_ENV_DIR", "TOX_WORK_DIR", "TOX_PACKAGE", "VIRTUAL_ENV")
 
@@ -98,8 +101,10 @@ def floor_step(python):
     return Step("floor", [python, "-c", FLOOR_CODE])
 
 
-def suite_step(python, files, results_path):
-    return Step("suite", [python, "-m", "torch_npu_testing", "suite", *files, "--results", results_path])
+def suite_step(python, files, results_path, coverage=False):
+    """The suite in one process; ``coverage``: with its implementation coverage (measurement ``coverage``)."""
+    argv = [python, "-m", "torch_npu_testing", "suite", *files, "--results", results_path]
+    return Step("coverage", argv) if coverage else Step("suite", argv + ["--no-coverage"])
 
 
 def direct_steps(python, files):
@@ -121,9 +126,12 @@ def tox_step(tox_argv, env_name, files, scratch_dir, explicit_files):
                 unset_env=TOX_INNER_VARIABLES)
 
 
-def build_plan(python, files, scratch_dir, tox_argv=None, tox_env="master_213", explicit_files=False):
+def build_plan(python, files, scratch_dir, tox_argv=None, tox_env="master_213", explicit_files=False,
+               coverage=True):
     """The steps of one round, grouped by measurement in :data:`MEASUREMENTS` order."""
     plan = [floor_step(python), suite_step(python, files, os.path.join(scratch_dir, "suite.json"))]
+    if coverage:
+        plan.append(suite_step(python, files, os.path.join(scratch_dir, "coverage.json"), coverage=True))
     plan += direct_steps(python, files)
     if tox_argv:
         plan.append(tox_step(tox_argv, tox_env, files, scratch_dir, explicit_files))
@@ -209,6 +217,11 @@ def summarize(timings, file_count, stat="median"):
             row.update(label=f"suite, one process ({file_count} files)", compared=ratio,
                        compared_text=f"{ratio:.2f} x floor", target=SUITE_RATIO,
                        target_text=f"<= {SUITE_RATIO:g} x floor", within=ratio <= SUITE_RATIO)
+        elif measurement == "coverage":
+            ratio = value / values["suite"]
+            row.update(label=f"suite with coverage ({file_count} files)", compared=ratio,
+                       compared_text=f"{ratio:.2f} x suite", target=COVERAGE_RATIO,
+                       target_text=f"<= {COVERAGE_RATIO:g} x suite", within=ratio <= COVERAGE_RATIO)
         elif measurement == "direct":
             ratio = value / (file_count * floor)
             row.update(label=f"direct, PY FILE x {file_count} (sum)", compared=ratio,
@@ -296,12 +309,28 @@ def add_arguments(parser):
                         help="also time a warm `tox -e ENV` (the env must exist already); off by default")
     parser.add_argument("--tox-env", default="master_213", help="env for --tox (default: master_213)")
     parser.add_argument("--tox-command", default="tox", help="how to call tox (default: tox)")
+    parser.add_argument("--no-coverage-row", action="store_true",
+                        help="do not time the suite with its implementation coverage on")
     parser.add_argument("--warmup", type=int, default=1, help="untimed floor runs first (default 1)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
                         help=f"seconds one measured command may take (default {DEFAULT_TIMEOUT_S})")
     parser.add_argument("--stat", choices=sorted(STATS), default="median",
                         help="figure compared with the targets: median (default) or min of the runs")
     parser.add_argument("--json", metavar="OUT", help="also write the figures and raw timings as JSON here")
+
+
+def write_json(path, facts, progress_stream):
+    """The figures, the commands and the raw timings as JSON (``--json``)."""
+    plan, timings = facts.pop("plan"), facts.pop("timings")
+    report = {"format": BENCH_FORMAT, "started_at": facts["started_at"], "python": facts["python"],
+              "versions": facts["versions"], "platform": platform.platform(), "cpu_count": os.cpu_count(),
+              "root": facts["root"], "files": facts["files"], "repeat": facts["repeat"], "stat": facts["stat"],
+              "commands": {m: [shlex.join(step.argv) for step in plan if step.measurement == m] for m in timings},
+              "timings_s": timings, "step_timings_s": facts["step_timings"], "rows": facts["rows"]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(report, handle, indent=1)
+    print(f"bench: figures written to {path}", file=progress_stream)
 
 
 def main(args, timer=None, stream=None, progress_stream=None):
@@ -325,7 +354,8 @@ def main(args, timer=None, stream=None, progress_stream=None):
 
     started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     with tempfile.TemporaryDirectory(prefix="tnt-bench-") as scratch:
-        plan = build_plan(python, files, scratch, tox_argv, args.tox_env, explicit_files=bool(args.files))
+        plan = build_plan(python, files, scratch, tox_argv, args.tox_env, explicit_files=bool(args.files),
+                          coverage=not args.no_coverage_row)
         if timer is None:
             def timer(step):
                 return time_step(step, root, args.timeout)
@@ -343,24 +373,8 @@ def main(args, timer=None, stream=None, progress_stream=None):
     rows = summarize(timings, len(files), args.stat)
     print(format_table(rows), file=stream, flush=True)
     if args.json:
-        report = {
-            "format": BENCH_FORMAT,
-            "started_at": started_at,
-            "python": python,
-            "versions": versions,
-            "platform": platform.platform(),
-            "cpu_count": os.cpu_count(),
-            "root": root,
-            "files": files,
-            "repeat": args.repeat,
-            "stat": args.stat,
-            "commands": {m: [shlex.join(step.argv) for step in plan if step.measurement == m] for m in timings},
-            "timings_s": timings,
-            "step_timings_s": step_timings,
-            "rows": rows,
-        }
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(report, handle, indent=1)
-        print(f"bench: figures written to {args.json}", file=progress_stream)
+        facts = dict(started_at=started_at, python=python, versions=versions, root=root, files=files,
+                     repeat=args.repeat, stat=args.stat, plan=plan, timings=timings, step_timings=step_timings,
+                     rows=rows)
+        write_json(args.json, facts, progress_stream)
     return 0

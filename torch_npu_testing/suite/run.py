@@ -11,12 +11,16 @@ per file. The run:
 3. runs the grad-mode files again with the main thread's grad mode *disabled* before the first test,
    the grad-mode isolation probe (a file must not depend on the process's initial grad mode);
 4. optionally records which target API each test called (``--api-calls``, see
-   :mod:`torch_npu_testing.api_calls`);
-5. writes the results JSON (``--results``; the evidence report reads it), JUnit XML when ``IN_CI=1``,
+   :mod:`torch_npu_testing.suite.api_calls`);
+5. measures, per API test file, which lines and branches of its API's implementation in the installed
+   torch the file's tests reach (:mod:`torch_npu_testing.suite.coverage`; on unless ``--no-coverage``)
+   and prints one coverage line per API;
+6. writes the results JSON (``--results``; the evidence report reads it), JUnit XML when ``IN_CI=1``,
    and a closing line ``N passed, N failed, N skipped (T tests, C cases)``, counting cases.
 
 Exit status: 0 when nothing failed or errored, 1 otherwise.
 """
+import contextlib
 import datetime
 import glob
 import hashlib
@@ -29,6 +33,7 @@ import time
 import unittest
 
 from ..common import results
+from ..common.atomic import write_text_atomic
 
 from ..common.layout import GRAD_MODE_FILES, TEST_GLOBS as DEFAULT_TEST_GLOBS
 
@@ -146,10 +151,62 @@ def _run_line(run):
     return f"{run['path']:<60} grad {mode}  " + results.counts_fields(run["counts"], nonzero=True)
 
 
-def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_calls=False,
-              stream=None, env_name=None):
+def start_coverage(enabled):
+    """``(meter, block)``: a :class:`~.coverage.CoverageMeter`, or None and the block saying why not.
+
+    ``enabled`` is a bool, or a meter the caller made (other APIs or regions, in tests)."""
+    if not enabled:
+        return None, None
+    if enabled is not True:
+        return enabled, None
+    from . import coverage
+
+    try:
+        return coverage.CoverageMeter(), None
+    except ImportError as exc:
+        return None, coverage.unavailable_block(f"coverage.py is not importable here ({exc}); "
+                                                "install it (pip install coverage) or pass --no-coverage")
+
+
+def finish_coverage(meter):
+    """The meter's results block; a block saying why when the analysis itself fails (the tests ran)."""
+    from . import coverage
+
+    try:
+        return meter.finish()
+    except Exception as exc:  # noqa: BLE001 - a results file without figures beats no results file
+        return coverage.unavailable_block(f"the analysis failed: {type(exc).__name__}: {exc}")
+
+
+def _measured(meter, path):
+    return meter.measuring(path) if meter is not None else contextlib.nullcontext()
+
+
+def run_files(paths, grad_mode_files, stream, recorder, meter):
+    """``(runs, isolation)``: every file once with the process's grad mode, then the grad-mode files again."""
     import torch
 
+    process_mode = torch.is_grad_enabled()
+    runs = []
+    for path in paths:
+        print(f"\n=== {path} (grad mode {'enabled' if process_mode else 'disabled'} at start)", file=stream)
+        with _measured(meter, path):
+            runs.append(run_file(path, process_mode, stream, recorder))
+    isolation = []
+    probed = {os.path.normpath(p) for p in grad_mode_files}
+    for first in [run for run in runs if os.path.normpath(run["path"]) in probed]:
+        other = "disabled" if process_mode else "enabled"
+        print(f"\n=== {first['path']} again, grad mode {other} at start", file=stream)
+        with _measured(meter, first["path"]):
+            rerun, probe_item = rerun_other_grad_mode(first, stream)
+        runs.append(rerun)
+        isolation.append(probe_item)
+    return runs, isolation
+
+
+def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_calls=False,
+              stream=None, env_name=None, coverage=True):
+    from .coverage import summary_lines
     from .probe import format_probe, probe
 
     stream = sys.stderr if stream is None else stream
@@ -161,20 +218,11 @@ def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_cal
     if api_calls:
         from .api_calls import ApiCallRecorder
         recorder = ApiCallRecorder()
-    process_mode = torch.is_grad_enabled()
-    runs = []
-    for path in paths:
-        print(f"\n=== {path} (grad mode {'enabled' if process_mode else 'disabled'} at start)", file=stream)
-        runs.append(run_file(path, process_mode, stream, recorder))
-    isolation = []
-    probed = {os.path.normpath(p) for p in grad_mode_files}
-    for first in [run for run in runs if os.path.normpath(run["path"]) in probed]:
-        other = "disabled" if process_mode else "enabled"
-        print(f"\n=== {first['path']} again, grad mode {other} at start", file=stream)
-        rerun, probe_item = rerun_other_grad_mode(first, stream)
-        runs.append(rerun)
-        isolation.append(probe_item)
+    meter, coverage_block = start_coverage(coverage)
+    runs, isolation = run_files(paths, grad_mode_files, stream, recorder, meter)
     total = totals(runs)
+    if meter is not None:
+        coverage_block = finish_coverage(meter)
     document = {
         "format": results.FORMAT,
         "env": env_name or os.environ.get("TOX_ENV_NAME"),
@@ -186,20 +234,19 @@ def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_cal
         "runs": runs,
         "grad_mode_isolation": isolation,
         "totals": total,
+        "coverage": coverage_block,
     }
     if recorder is not None:
         document["api_calls"] = recorder.finish()
         document["api_call_details"] = recorder.details()
     if results_path:
-        os.makedirs(os.path.dirname(os.path.abspath(results_path)), exist_ok=True)
-        tmp = results_path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=1)
-        os.replace(tmp, results_path)
+        write_text_atomic(results_path, json.dumps(document, indent=1))
     if os.environ.get("IN_CI") == "1":
         from ..runtime.testcase import xml_dir
         write_junit(runs, xml_dir())
     print("\n" + "\n".join(_run_line(run) for run in runs), file=stream)
+    if coverage_block is not None:
+        print("\n".join(summary_lines(coverage_block)), file=stream)
     if results_path:
         print(f"results: {results_path}", file=stream)
     print(results.closing_line(total), file=stream, flush=True)
@@ -212,6 +259,8 @@ def add_arguments(parser):
     parser.add_argument("--env", help="env name stored in the results (default: $TOX_ENV_NAME)")
     parser.add_argument("--api-calls", action="store_true",
                         help="record which target API each test calls (for the evidence report)")
+    parser.add_argument("--no-coverage", action="store_true",
+                        help="do not measure the APIs' implementation coverage (on by default)")
     parser.add_argument("--no-grad-mode-probe", action="store_true",
                         help="do not re-run the grad-mode files with the other initial grad mode")
 
@@ -229,5 +278,5 @@ def main(args):
     if missing:
         raise UsageError(f"no such test file: {missing[0]}")
     document = run_suite(paths, args.results, () if args.no_grad_mode_probe else GRAD_MODE_FILES,
-                         args.api_calls, env_name=args.env)
+                         args.api_calls, env_name=args.env, coverage=not args.no_coverage)
     return 1 if results.failed_count(document["totals"]) else 0
