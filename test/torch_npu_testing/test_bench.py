@@ -75,21 +75,21 @@ def test_summarize_uses_medians_and_floor_ratios():
 
 
 def test_summarize_flags_figures_over_target():
-    """Suite above 2x the floor, direct above 1.25x the floors, tox 25 s over the suite: OVER."""
-    timings = {"floor": [2.0], "suite": [4.1], "direct": [10.2], "tox": [29.2]}
+    """Suite above 2.5x the floor, direct above 1.25x the floors, tox 25 s over the suite: OVER."""
+    timings = {"floor": [2.0], "suite": [5.1], "direct": [10.2], "tox": [30.2]}
     rows = rows_by_name(bench.summarize(timings, file_count=4))
-    assert rows["suite"]["compared"] == pytest.approx(2.05) and rows["suite"]["within"] is False
+    assert rows["suite"]["compared"] == pytest.approx(2.55) and rows["suite"]["within"] is False
     assert rows["direct"]["compared"] == pytest.approx(1.275) and rows["direct"]["within"] is False
     assert rows["tox"]["compared"] == pytest.approx(25.1) and rows["tox"]["within"] is False
-    assert rows["suite"]["target_text"] == "<= 2 x floor"
+    assert rows["suite"]["target_text"] == "<= 2.5 x floor"
     assert bench.verdict(rows["tox"]) == "OVER target"
 
 
 def test_summarize_targets_are_inclusive_and_scale_with_file_count():
     """Exactly on target counts as within; the direct target is per file (n x floor), not fixed at 4."""
-    timings = {"floor": [2.0], "suite": [4.0], "direct": [5.0], "tox": [29.0]}
+    timings = {"floor": [2.0], "suite": [5.0], "direct": [5.0], "tox": [30.0]}
     rows = rows_by_name(bench.summarize(timings, file_count=2))
-    assert rows["suite"]["compared"] == pytest.approx(2.0) and rows["suite"]["within"] is True
+    assert rows["suite"]["compared"] == pytest.approx(2.5) and rows["suite"]["within"] is True
     assert rows["direct"]["compared"] == pytest.approx(1.25) and rows["direct"]["within"] is True
     assert rows["direct"]["target_text"] == "<= 1.25 x 2 floors"
     assert rows["tox"]["within"] is True

@@ -9,7 +9,7 @@ subprocess, started from ``--root`` (default: the current directory):
 
 * ``floor``:  ``PY -c "import torch, torch._functorch.aot_autograd"``;
 * ``suite``:  ``PY -m torch_npu_testing suite FILES --results TMP --no-coverage``; target: at most
-  2.0 x floor (a ratio: shared machines differ in speed);
+  2.5 x floor (a ratio: shared machines differ in speed);
 * ``coverage``: the same suite with its implementation coverage on (the default in the branch envs);
   target: at most 1.5 x the ``suite`` figure (``--no-coverage-row`` leaves it out);
 * ``direct``: each file run as ``PY FILE``, summed; target: at most 1.25 x (number of files x floor);
@@ -48,7 +48,7 @@ VERSION_CODE = ("import importlib.metadata as m\n"
                 "        pass\n")
 
 # Targets from the issue, relative to the floor measured in the same run.
-SUITE_RATIO = 2.0
+SUITE_RATIO = 2.5
 COVERAGE_RATIO = 1.5
 DIRECT_RATIO = 1.25
 TOX_OVER_SUITE_S = 25.0
