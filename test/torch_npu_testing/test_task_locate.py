@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from torch_npu_testing.__main__ import main
-from torch_npu_testing.task import locate_probe
+from torch_npu_testing.task import where_defined
 
 torch = pytest.importorskip("torch", reason="locate needs torch in this interpreter")
 
@@ -40,7 +40,7 @@ def test_method_of_a_python_class(tmp_path, capsys):
     ("torch.autograd.grad_mode", "module", "python", True),
 ])
 def test_kinds(name, kind, implementation, public):
-    row = locate_probe.locate(name)
+    row = where_defined.locate(name)
     assert (row["found"], row["kind"], row["implementation"], row["public"]) == (True, kind, implementation, public)
     if not public:
         assert "starts with an underscore" in row["private_reason"]

@@ -6,13 +6,13 @@ Every task command takes one API name. It must be a dotted Python name starting 
 having at least two parts; anything else is a :class:`UsageError` before any work is done. A name is
 *private by spelling* when any part starts with an underscore (``torch._functorch.config.patch``);
 dunder names such as ``__init__`` are not private. Whether a public-looking name is exported by its
-module needs torch and is decided by :mod:`torch_npu_testing.task.locate_probe`.
+module needs torch and is decided by :mod:`torch_npu_testing.task.where_defined`.
 """
 import re
 
 from ..common.errors import UsageError
 # The spelling rule lives in the probe, which must stay importable without this package.
-from .locate_probe import underscore_reason  # noqa: F401
+from .where_defined import underscore_reason  # noqa: F401
 
 _PART = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _KEYWORDS = frozenset(("False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",

@@ -40,7 +40,7 @@ import sys
 
 from ..common.errors import UsageError
 from ..common import gitutil
-from . import apiname, gitrefs, locate, output
+from . import apiname, gitrefs, jsonfile, locate
 from .docs_entries import heading_entry, method_entry, private_entry
 
 FORMAT = "torch_npu_testing.docs/1"
@@ -257,7 +257,7 @@ def write(root, texts):
     if dirty:
         raise UsageError(f"refusing to write: uncommitted changes in {dirty[0].strip()} (commit or stash them first)")
     for rel, text in texts.items():
-        output.write_text_atomic(os.path.join(root, rel), text)
+        jsonfile.write_text_atomic(os.path.join(root, rel), text)
     return sorted(texts)
 
 
@@ -299,7 +299,7 @@ def add_arguments(parser):
 
 def main(args):
     parts = apiname.parse(args.api)
-    output.check_json_target(args.json)
+    jsonfile.check_json_target(args.json)
     root = gitrefs.check_ascend(args.ascend)
     refs = [gitrefs.resolve_branch(root, ref) for ref in (args.branches or ["HEAD"])]
     docs_ref, docs_commit = gitrefs.master_ref(root)
@@ -324,6 +324,6 @@ def main(args):
            "docs_from": f"{docs_ref} ({docs_commit[:7]})", "docs_commit": docs_commit, "written": written,
            "versions": [{key: value for key, value in v.items() if not key.startswith("_")} for v in versions]}
     print(render(doc))
-    output.write_json(args.json, doc)
+    jsonfile.write_json(args.json, doc)
     sys.stdout.flush()
     return 0

@@ -15,7 +15,7 @@ import importlib.util
 import inspect
 import sys
 
-from . import locate_probe
+from . import where_defined
 
 
 def _public_classes(module):
@@ -39,7 +39,7 @@ def _siblings(owner):
 
 def _names_of(dotted):
     """``dotted`` and its re-exports, found by the locate probe in this interpreter."""
-    row = locate_probe.locate(dotted)
+    row = where_defined.locate(dotted)
     return [dotted] + [alias for alias in row.get("aliases") or [] if alias != dotted]
 
 
@@ -58,12 +58,12 @@ def family(api):
     import torch
     where = f"torch {torch.__version__.split('+')[0]}"
     try:
-        chain = locate_probe.resolve(owner_name.split("."))
+        chain = where_defined.resolve(owner_name.split("."))
     except Exception as exc:  # noqa: BLE001 - an absent owner is an answer, not a crash
         return {"owner": owner_name, "owner_kind": None, "from": f"{where}: {type(exc).__name__}: {exc}",
                 "members": []}
     owner = chain[-1][1]
-    kind = locate_probe._kind(chain[-2][1] if len(chain) > 1 else None, owner)
+    kind = where_defined._kind(chain[-2][1] if len(chain) > 1 else None, owner)
     if kind == "module":
         return {"owner": owner_name, "owner_kind": kind, "from": where, "members": []}
     home = f"{owner.__module__}.{owner.__name__}" if inspect.isclass(owner) else owner_name

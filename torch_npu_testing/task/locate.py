@@ -5,7 +5,7 @@
     python -m torch_npu_testing locate API [--python PY ...] [--tox] [--json PATH]
 
 Without ``--python`` / ``--tox`` it resolves the API in this interpreter (importing torch here). Each
-``--python PY`` runs ``locate_probe.py`` by path in PY, which needs only torch there; ``--tox`` adds every
+``--python PY`` runs ``where_defined.py`` by path in PY, which needs only torch there; ``--tox`` adds every
 ``<kit>/.tox/*/bin/python``. Rows are sorted by torch version, so "absent before 2.9" or "moved in 2.11"
 shows at a glance. An interpreter without torch, or where the probe fails, is a row with its error.
 
@@ -15,7 +15,7 @@ JSON (``--json PATH``)::
      "results": [{"python", "torch", "found", "kind", "implementation", "module", "file", "first_line",
                   "last_line", "signature", "doc", "public", "private_reason", "aliases", "error"}, ...]}
 
-(field meanings: :mod:`torch_npu_testing.task.locate_probe`).
+(field meanings: :mod:`torch_npu_testing.task.where_defined`).
 """
 import glob
 import importlib.util
@@ -26,12 +26,12 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from ..common.errors import UsageError
-from . import apiname, output
+from . import apiname, jsonfile
 
 FORMAT = "torch_npu_testing.locate/1"
-PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "locate_probe.py")
+WHERE_DEFINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "where_defined.py")
 KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROBE_TIMEOUT_S = 300
+WHERE_DEFINED_TIMEOUT_S = 300
 
 
 def tox_interpreters(kit_root=KIT_ROOT):
@@ -51,8 +51,9 @@ def probe_subprocess(python, name):
     env.pop("PYTHONPATH", None)
     completed = None
     try:
-        completed = subprocess.run([os.path.abspath(python), PROBE, name], capture_output=True, text=True, env=env,
-                                   timeout=PROBE_TIMEOUT_S, check=False, cwd=os.path.dirname(PROBE))
+        completed = subprocess.run([os.path.abspath(python), WHERE_DEFINED, name], capture_output=True, text=True,
+                                   env=env, timeout=WHERE_DEFINED_TIMEOUT_S, check=False,
+                                   cwd=os.path.dirname(WHERE_DEFINED))
         rows = json.loads(completed.stdout.strip().splitlines()[-1])
         row = rows[0]
     except (subprocess.TimeoutExpired, ValueError, IndexError, OSError) as exc:
@@ -64,8 +65,8 @@ def probe_subprocess(python, name):
 
 
 def probe_here(name):
-    from . import locate_probe
-    return locate_probe.locate(name)
+    from . import where_defined
+    return where_defined.locate(name)
 
 
 def probe_here_if_torch(name):
@@ -81,7 +82,7 @@ def locate_all(name, pythons=()):
         return [probe_here(name)]
     with ThreadPoolExecutor(max_workers=min(4, len(pythons))) as pool:
         rows = list(pool.map(lambda python: probe_subprocess(python, name), pythons))
-    return sorted(rows, key=lambda row: (row.get("torch") is None, output.version_key(row.get("torch"))))
+    return sorted(rows, key=lambda row: (row.get("torch") is None, jsonfile.version_key(row.get("torch"))))
 
 
 def document(name, rows):
@@ -136,7 +137,7 @@ def add_arguments(parser):
 
 def main(args):
     apiname.parse(args.api)
-    output.check_json_target(args.json)
+    jsonfile.check_json_target(args.json)
     pythons = list(args.python)
     check_pythons(pythons)
     if args.tox:
@@ -146,6 +147,6 @@ def main(args):
         pythons += [python for python in found if python not in pythons]
     rows = locate_all(args.api, pythons)
     print(render(args.api, rows))
-    output.write_json(args.json, document(args.api, rows))
+    jsonfile.write_json(args.json, document(args.api, rows))
     sys.stdout.flush()
     return 0

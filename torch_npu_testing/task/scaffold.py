@@ -38,7 +38,7 @@ from ..common.errors import UsageError
 from ..common.layout import TEST_GLOBS as DEFAULT_TEST_GLOBS
 from ..export.kitfile import KIT_HEADER
 from ..runtime.carried import parse_version
-from . import apiname, gitrefs, locate, output
+from . import apiname, gitrefs, jsonfile, locate
 
 FORMAT = "torch_npu_testing.new/1"
 PATH_RE = re.compile(r"^test/[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/test_[A-Za-z0-9_]+\.py$")
@@ -133,7 +133,7 @@ def since_from(rows):
     rows = [row for row in rows if row.get("torch")]
     if not rows:
         raise UsageError("no interpreter with torch to locate the API in (give --python PY)")
-    rows.sort(key=lambda row: output.version_key(row["torch"]))
+    rows.sort(key=lambda row: jsonfile.version_key(row["torch"]))
     found = [row for row in rows if row.get("found")]
     if not found:
         versions = ", ".join(row["torch"] for row in rows)
@@ -225,7 +225,7 @@ def choose_path(args):
 
 def main(args):
     apiname.parse(args.api)
-    output.check_json_target(args.json)
+    jsonfile.check_json_target(args.json)
     rel, note = choose_path(args)
     kit = os.path.realpath(args.kit)
     if not os.path.isfile(os.path.join(kit, TABLE_REL)):
@@ -239,11 +239,11 @@ def main(args):
     signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
     files, chosen, left_out, existing = plan(kit, args.api, rel, since, signature)
     for path, text in files.items():
-        output.write_text_atomic(path, text)
+        jsonfile.write_text_atomic(path, text)
     print_outcome(args, rel, note, rows, since, chosen, left_out, existing)
-    output.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "suggested_by": note,
-                                  "since": since, "branches": chosen, "left_out": left_out, "locate": rows,
-                                  "written": sorted(files)})
+    jsonfile.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "suggested_by": note,
+                                    "since": since, "branches": chosen, "left_out": left_out, "locate": rows,
+                                    "written": sorted(files)})
     sys.stdout.flush()
     return 0
 

@@ -16,7 +16,7 @@ commands rerun the text step exactly.
 
 Names searched: the API, ``--alias`` names, and, when torch is importable here, its re-exports (the
 same object bound under another dotted name, e.g. ``torch.set_grad_enabled.clone``, from
-``locate_probe.aliases``). Without torch only the API and ``--alias`` names are searched (said in the
+``where_defined.aliases``). Without torch only the API and ``--alias`` names are searched (said in the
 output).
 
 Related tests by owner: a test that calls the API's owner or a sibling of it (:mod:`.family`: for
@@ -43,7 +43,7 @@ import sys
 
 from ..common.errors import UsageError
 from ..common import gitutil
-from . import apiname, callfinder, family, gitrefs, locate, output
+from . import apiname, callfinder, family, gitrefs, jsonfile, locate
 
 FORMAT = "torch_npu_testing.search/1"
 
@@ -210,7 +210,7 @@ def main(args):
     apiname.parse(args.api)
     for alias in args.alias:
         apiname.parse(alias)
-    output.check_json_target(args.json)
+    jsonfile.check_json_target(args.json)
     repos = [("ascend", gitrefs.check_ascend(args.ascend), args.branches or ["HEAD"])]
     if args.pytorch:
         repos.append(("pytorch", gitrefs.check_pytorch(args.pytorch), args.pytorch_branches or ["HEAD"]))
@@ -227,6 +227,6 @@ def main(args):
             dict(search_ref(directory, ref, commit, args.api, names, args.paths, doc_family), asked=asked)
             for asked, ref, commit in refs]})
     print(render(doc))
-    output.write_json(args.json, doc)
+    jsonfile.write_json(args.json, doc)
     sys.stdout.flush()
     return 0

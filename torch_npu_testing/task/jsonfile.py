@@ -1,16 +1,17 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Writing the task commands' files: ``--json`` documents and edited files, each atomically.
+"""The task commands' ``--json`` documents and edited files, each written atomically
+(:func:`~torch_npu_testing.common.atomic.write_text_atomic`), and the sort key of torch versions in them.
 
-A file is written to a temporary file in its own directory and moved into place with ``os.replace``,
-so a reader sees the old content or the new one, never half a file. :func:`check_json_target` runs
-before any work, so a bad ``--json`` path is a one-line error with nothing written.
+:func:`check_json_target` runs before any work, so a bad ``--json`` path is a one-line error with nothing
+written.
 """
 import json
 import os
 
 from ..common.atomic import write_text_atomic  # noqa: F401 - re-exported for the task commands
 from ..common.errors import UsageError
+from ..runtime.carried import parse_version
 
 
 def check_json_target(path):
@@ -30,10 +31,9 @@ def write_json(path, document):
 
 
 def version_key(version):
-    """Sort key of ``"2.13.0"`` / ``"2.7.1.post9"`` / None (None first)."""
-    numbers = []
-    for piece in (version or "").split("+")[0].split("."):
-        if not piece.isdigit():
-            break
-        numbers.append(int(piece))
-    return tuple(numbers)
+    """Sort key of ``"2.13.0"`` / ``"2.7.1.post9"`` / None (None and non-versions first), by the runtime's
+    ``parse_version``."""
+    try:
+        return (1,) + parse_version(version)
+    except ValueError:
+        return (0,)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Where the installed torch defines one API; run in-process or by path in another interpreter.
 
-    PY /path/to/locate_probe.py torch.autograd.grad_mode.set_grad_enabled.clone   # prints one JSON object
+    PY /path/to/where_defined.py torch.autograd.grad_mode.set_grad_enabled.clone   # prints one JSON object
 
 This file needs only the standard library and torch (imported when a name is resolved), because the
 interpreters it runs in (tox envs, an Ascend image) need not have the kit installed. It must therefore
