@@ -226,7 +226,7 @@ def test_main_prints_table_writes_json_and_exits_zero_when_over_target(tmp_path)
     table = stdout.getvalue()
     assert table.count("OVER target") == 2 and table.count("within target") == 2
     report = json.loads(out.read_text())
-    assert report["format"] == "torch_npu_testing.suite.bench/1"
+    assert report["format"] == "torch_npu_testing.bench/1"
     assert report["files"] == FILES and report["repeat"] == 2
     assert report["timings_s"] == {"floor": [2.0, 2.0], "suite": [6.0, 6.0], "coverage": [7.0, 7.0],
                                    "direct": [8.0, 8.0], "tox": [40.0, 40.0]}

@@ -143,7 +143,7 @@ def test_each_file_runs_with_grad_disabled_then_enabled(files, capsys):
     assert out.rstrip().endswith("grad-modes: 3 of 4 runs passed")
 
     report = json.loads(out_json.read_text())
-    assert report["python"] == sys.executable and report["format"] == "torch_npu_testing.common.results/2"
+    assert report["python"] == sys.executable and report["format"] == "torch_npu_testing.results/2"
     assert [(os.path.basename(run["path"]), run["initial_grad_mode"]) for run in report["runs"]] == [
         ("test_needs_grad_enabled.py", False), ("test_needs_grad_enabled.py", True),
         ("test_passes_in_both.py", False), ("test_passes_in_both.py", True)]

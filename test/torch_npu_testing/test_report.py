@@ -260,15 +260,15 @@ def test_expected_envs_are_configurable_and_extra_results_are_still_shown(worksp
 
 
 @pytest.mark.parametrize("content, state, message", [
-    ('{"format": "torch_npu_testing.common.results/2", "runs": [', "corrupt", "results file is not valid JSON"),
+    ('{"format": "torch_npu_testing.results/2", "runs": [', "corrupt", "results file is not valid JSON"),
     ("", "corrupt", "results file is empty"),
-    ('{"format": "torch_npu_testing.common.results/1", "runs": []}', "unknown_format",
-     "results format 'torch_npu_testing.common.results/1' is not 'torch_npu_testing.common.results/2' "
+    ('{"format": "torch_npu_testing.results/1", "runs": []}', "unknown_format",
+     "results format 'torch_npu_testing.results/1' is not 'torch_npu_testing.results/2' "
      "(written by an older or "
      "newer torch_npu_testing, or not a results file): not interpreted; re-run it (tox -e v2_12)"),
     ('{"passed": 3}', "unknown_format", "results format None is not"),
     ('[1, 2]', "unknown_format", "results format None is not"),
-    ('{"format": "torch_npu_testing.common.results/2", "env": "v2_12"}', "invalid",
+    ('{"format": "torch_npu_testing.results/2", "env": "v2_12"}', "invalid",
      "results file is incomplete: missing 'started_at'"),
 ])
 def test_corrupt_or_foreign_results_are_reported_not_dropped(workspace, content, state, message):
@@ -472,12 +472,12 @@ def test_upstream_failures_fail_the_report_and_stale_expectations_are_noted(work
 @pytest.mark.parametrize("content, message", [
     ("{", "results file is not valid JSON"),
     ('{"kind": "torch_npu_testing.upstream", "format": 1, "patches": []}',
-     "results format 1 is not 'torch_npu_testing.common.results/2' (written by an older or newer torch_npu_testing, or "
+     "results format 1 is not 'torch_npu_testing.results/2' (written by an older or newer torch_npu_testing, or "
      "not a results file): not interpreted; re-run it (tox -e upstream)"),
-    ('{"kind": "other", "format": "torch_npu_testing.common.results/2", "patches": []}', "not upstream results"),
-    ('{"kind": "upstream", "format": "torch_npu_testing.common.results/2", "patches": []}',
+    ('{"kind": "other", "format": "torch_npu_testing.results/2", "patches": []}', "not upstream results"),
+    ('{"kind": "upstream", "format": "torch_npu_testing.results/2", "patches": []}',
      "upstream results list no patch"),
-    ('{"kind": "upstream", "format": "torch_npu_testing.common.results/2", "patches": [{"cases": [{"id": "x"}]}]}',
+    ('{"kind": "upstream", "format": "torch_npu_testing.results/2", "patches": [{"cases": [{"id": "x"}]}]}',
      "upstream results are incomplete: a case lacks 'file'"),
 ])
 def test_corrupt_or_unknown_upstream_results_fail_the_report(workspace, content, message):

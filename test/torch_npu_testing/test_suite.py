@@ -176,7 +176,7 @@ def test_passing_run_discovers_files_and_reruns_grad_mode_file(tmp_path, run_pyt
         "GRAD_AT_START True", "GRAD_AT_START False"]
     results = json.loads((tmp_path / "out" / "r.json").read_text())
     assert not (tmp_path / "out" / "r.json.tmp").exists()
-    assert results["format"] == "torch_npu_testing.common.results/2" and results["env"] == "unit-a"
+    assert results["format"] == "torch_npu_testing.results/2" and results["env"] == "unit-a"
     assert results["command"] == [os.path.basename(sys.executable), "-m", "torch_npu_testing", "suite",
                                   "--results", "out/r.json", "--env", "unit-a"]
     assert os.path.samefile(results["cwd"], tmp_path)

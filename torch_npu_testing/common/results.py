@@ -24,7 +24,7 @@ import unittest
 from dataclasses import dataclass, replace
 from typing import Optional
 
-FORMAT = "torch_npu_testing.common.results/2"
+FORMAT = "torch_npu_testing.results/2"
 MAX_REASON_CHARS = 400
 UNEXPECTED_SUCCESS_REASON = "marked @expectedFailure, but passed"
 

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-BENCH_FORMAT = "torch_npu_testing.suite.bench/1"
+BENCH_FORMAT = "torch_npu_testing.bench/1"
 FLOOR_CODE = "import torch, torch._functorch.aot_autograd"
 VERSION_CODE = ("import importlib.metadata as m\n"
                 "for name in ('torch', 'torch_npu'):\n"
