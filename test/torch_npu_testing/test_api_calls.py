@@ -16,7 +16,8 @@ import sys
 import pytest
 
 from torch_npu_testing.suite import api_calls, run as suite
-from torch_npu_testing.suite.api_calls import ApiCallRecorder, load_manifest, resolve
+from torch_npu_testing.common.table import load_apis
+from torch_npu_testing.suite.api_calls import ApiCallRecorder, resolve
 
 TARGET_NAMES = [
     "torch._functorch.config.patch",
@@ -99,7 +100,7 @@ def recorded(tmp_path_factory):
 
 # --------------------------------------------------------------------------- manifest
 def test_shipped_manifest_lists_the_five_target_apis_with_honest_task_ids():
-    manifest = load_manifest()
+    manifest = load_apis()
     assert [api["name"] for api in manifest] == TARGET_NAMES
     for api in manifest:
         assert api["task"] == api["name"]
@@ -119,7 +120,7 @@ def test_a_bad_manifest_is_an_error_naming_the_file(tmp_path, text, message):
     path = tmp_path / "apis.json"
     path.write_text(text)
     with pytest.raises(ValueError, match=message) as info:
-        load_manifest(str(path))
+        load_apis(str(path))
     assert str(path) in str(info.value)
 
 

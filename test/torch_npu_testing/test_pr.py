@@ -24,7 +24,7 @@ from ascend_fixture import make_ascend as make_task_ascend
 from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.common import table
 from torch_npu_testing.pr import fit
-from torch_npu_testing.suite import api_calls, run as suite
+from torch_npu_testing.suite import run as suite
 
 KIT_HEADER = ("# Copyright (c) 2026, torch_npu API-consistency kit contributors.\n"
               "# SPDX-License-Identifier: BSD-3-Clause\n")
@@ -95,7 +95,6 @@ def kit(tmp_path, monkeypatch):
     write(root / CLONE_FILE, CLONE_TEXT)
     write(root / "table.json", json.dumps(table_doc()))
     monkeypatch.setattr(table, "TABLE_PATH", str(root / "table.json"))
-    monkeypatch.setattr(api_calls, "MANIFEST_PATH", str(root / "table.json"))
     return root
 
 

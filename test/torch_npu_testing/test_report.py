@@ -21,7 +21,7 @@ import pytest
 from torch_npu_testing import report
 from torch_npu_testing.common import results, table as branches
 from torch_npu_testing.suite import run as suite
-from torch_npu_testing.suite.api_calls import load_manifest
+from torch_npu_testing.common.table import load_apis
 from torch_npu_testing.report import collect as collect_module
 from torch_npu_testing.common.results import Case, Outcome
 from torch_npu_testing.upstream import runner, source
@@ -70,7 +70,7 @@ def api_details(env, called_by, states=None):
     """``api_call_details`` with every manifest API called directly by ``called_by[name]`` (a test id)."""
     states = states or {}
     apis = {}
-    for api in load_manifest():
+    for api in load_apis():
         name = api["name"]
         state = states.get(name, "absent" if env == "v2_7" and name in AOT else "direct")
         info = {"task": name, "ascend_task_id": None, "since": api["since"], "test_file": api["test_file"],
@@ -120,7 +120,7 @@ def make_results(root, env, config_tests=CONFIG_TESTS, grad_tests=GRAD_TESTS, gr
     }
     if api_calls:
         details = api_details(env, {name: (GRAD_TESTS[0][0] if name.endswith("clone") else CONFIG_TESTS[0][0])
-                                    for name in (api["name"] for api in load_manifest())}, api_states)
+                                    for name in (api["name"] for api in load_apis())}, api_states)
         data["api_calls"] = {name: list(info["tests"]) for name, info in details["apis"].items()}
         data["api_call_details"] = details
     return data
@@ -143,7 +143,7 @@ def workspace(tmp_path):
 
 def build(results_dir, envs=ENVS, upstream=None):
     upstream = [upstream] if isinstance(upstream, (str, os.PathLike)) else upstream
-    doc = collect_module.collect_results(str(results_dir), envs, load_manifest(), upstream)
+    doc = collect_module.collect_results(str(results_dir), envs, load_apis(), upstream)
     return doc, report.render(doc)
 
 
@@ -578,7 +578,7 @@ def test_real_suite_results_render_with_failures_and_coverage(tmp_path, monkeypa
 def coverage_block(torch_version, statuses):
     """A suite ``coverage`` block: every manifest API measured (40/52, 10/16) unless ``statuses`` says else."""
     apis = {}
-    for api in load_manifest():
+    for api in load_apis():
         status = statuses.get(api["name"], "measured")
         entry = {"title": api["title"], "test_file": api["test_file"], "status": status, "regions": [],
                  "note": {"c_implementation": "C implementation, not measured", "absent": "absent"}.get(status)}

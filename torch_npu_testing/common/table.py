@@ -20,17 +20,35 @@ TABLE_FORMAT = "torch_npu_testing.table/1"
 
 
 @functools.lru_cache(maxsize=None)
-def _load(path=TABLE_PATH):
+def _load(path):
+    """Read and check a table; ValueError naming the file when it is not one."""
     with open(path, encoding="utf-8") as handle:
-        table = json.load(handle)
-    if table.get("format") != TABLE_FORMAT:
-        raise ValueError(f"{path}: format {table.get('format')!r}, expected {TABLE_FORMAT!r}")
+        try:
+            table = json.load(handle)
+        except ValueError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(table, dict) or table.get("format") != TABLE_FORMAT:
+        found = table.get("format") if isinstance(table, dict) else type(table).__name__
+        raise ValueError(f"{path}: format is {found!r}, expected {TABLE_FORMAT!r}")
+    entries = table.get("apis")
+    if not isinstance(entries, list) or not all(isinstance(a, dict) and a.get("name") for a in entries):
+        raise ValueError(f"{path}: 'apis' must be a list of objects with a 'name'")
+    names = [entry["name"] for entry in entries]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{path}: an API is listed twice")
     return table
 
 
 def load(path=None):
     """The table as a dict (cached per path); a copy-free view: do not mutate it."""
     return _load(path or TABLE_PATH)
+
+
+def load_apis(path=None):
+    """The target APIs of the table at ``path`` (default: the kit's), each with ``task`` (default: its name),
+    ``ascend_task_id``, ``since`` and ``test_file`` present: what the call recorder, report and pr read."""
+    return [dict({"task": entry["name"], "ascend_task_id": None, "since": None, "test_file": None}, **entry)
+            for entry in load(path)["apis"]]
 
 
 # ----------------------------------------------------------------------------------------- branches

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from ..suite.api_calls import MANIFEST_PATH, load_manifest
+from ..common.table import TABLE_PATH, load_apis
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
 from .collect import DEFAULT_ENVS, ENVS_VARIABLE, collect_results, expected_envs
@@ -49,19 +49,19 @@ def add_arguments(parser):
     parser.add_argument("--upstream", action="append", metavar="FILE",
                         help="upstream results file (repeatable; default: RESULTS/upstream.json and every "
                              "RESULTS/upstream-<torch>.json)")
-    parser.add_argument("--manifest", default=MANIFEST_PATH, help="target API manifest (default: the package's)")
+    parser.add_argument("--manifest", default=TABLE_PATH, help="target API manifest (default: the package's)")
 
 
 def main(args):
     try:
-        manifest = load_manifest(args.manifest)
+        manifest = load_apis(args.manifest)
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read the API manifest: {exc}") from None
     envs = expected_envs(args.envs)
     if not envs:
         raise UsageError("--envs names no env")
     command = ["python", "-m", "torch_npu_testing", "report", "--results", args.results, "--out", args.out]
-    for option, value, default in (("--envs", args.envs, None), ("--manifest", args.manifest, MANIFEST_PATH)):
+    for option, value, default in (("--envs", args.envs, None), ("--manifest", args.manifest, TABLE_PATH)):
         if value != default:
             command += [option, value]
     for value in args.upstream or []:

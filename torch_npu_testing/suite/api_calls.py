@@ -26,41 +26,16 @@ speed. Threads started during a test are watched from their start (on Python >= 
 threads too); a call in another thread counts for the test running at that moment.
 """
 import inspect
-import json
 import os
 import sys
 import threading
 import types
 
-from ..common.table import TABLE_FORMAT as MANIFEST_FORMAT, TABLE_PATH as MANIFEST_PATH
+from ..common.table import load_apis
+
 OUTSIDE_TESTS = "<outside a test>"
 MAX_SITES = 3  # call sites kept per (API, test, kind): enough to show where, small in the JSON
 INTERNAL_PACKAGES = ("torch", "functorch", "torch_npu", "torchgen")
-
-
-# --------------------------------------------------------------------------- manifest
-def load_manifest(path=None):
-    """The target APIs: a list of dicts with ``name``, ``task``, ``ascend_task_id``, ``since``, ``test_file``.
-
-    Raises ``ValueError`` naming the file when it is not a manifest of the expected format.
-    """
-    path = path or MANIFEST_PATH
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = json.load(handle)
-        except ValueError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
-        found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"{path}: format is {found!r}, expected {MANIFEST_FORMAT!r}")
-    apis = data.get("apis")
-    if not isinstance(apis, list) or not all(isinstance(a, dict) and a.get("name") for a in apis):
-        raise ValueError(f"{path}: 'apis' must be a list of objects with a 'name'")
-    names = [api["name"] for api in apis]
-    if len(set(names)) != len(names):
-        raise ValueError(f"{path}: an API is listed twice")
-    return [dict({"task": api["name"], "ascend_task_id": None, "since": None, "test_file": None}, **api)
-            for api in apis]
 
 
 # --------------------------------------------------------------------------- resolution
@@ -178,7 +153,7 @@ class ApiCallRecorder:
 
         from ..runtime.carried import parse_version
 
-        entries = load_manifest() if manifest is None else manifest
+        entries = load_apis() if manifest is None else manifest
         self.torch_version = torch.__version__
         self.targets = [ApiTarget(entry) for entry in entries]
         installed = parse_version(self.torch_version)
