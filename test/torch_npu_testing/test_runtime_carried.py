@@ -142,6 +142,7 @@ def test_device_type_resolves_once_and_prints_notes_once(monkeypatch, capsys):
     try:
         assert [carried.device_type(), carried.device_type()] == ["cpu", "cpu"] and calls == [1]
         assert capsys.readouterr().err == "testing on cpu: why\n"
+        assert carried.device_type.notes == ("why",), "the notes of that one resolution, for the probe"
     finally:
         carried.device_type.cache_clear()
 

@@ -65,10 +65,10 @@ def resolve_device(environ=None, importer=importlib.import_module):
 
 @functools.lru_cache(maxsize=None)
 def device_type():
-    """``"npu"``, ``"cuda"`` (or another accelerator type) or ``"cpu"``: resolved once, then cached."""
-    device, notes = resolve_device()
-    if notes:
-        print(f"testing on {device}: " + "; ".join(notes), file=sys.stderr)
+    """``"npu"``, ``"cuda"`` (or another type) or ``"cpu"``: resolved once; its notes in ``device_type.notes``."""
+    device, device_type.notes = resolve_device()
+    if device_type.notes:
+        print(f"testing on {device}: " + "; ".join(device_type.notes), file=sys.stderr)
     return device
 
 

@@ -74,9 +74,10 @@ def probe():
     """A JSON-serialisable description of this process's test environment."""
     import torch
 
-    from ..runtime.carried import DEVICE_VARIABLES, device_type, resolve_device
+    from ..runtime.carried import DEVICE_VARIABLES, device_type
 
-    device, notes = device_type(), resolve_device()[1]
+    device = device_type()
+    notes = device_type.notes  # of the same, one resolution that the tests use
     npu_spec = importlib.util.find_spec("torch_npu")
     npu_module = sys.modules.get("torch_npu")
     cann, cann_file = cann_version()
