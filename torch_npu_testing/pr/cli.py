@@ -62,7 +62,7 @@ def main(args):
     command += [part for name in args.api or () for part in ("--api", name)]
     document = facts_module.gather(args.branch, args.ascend, args.results, kit_root=args.kit, api_names=args.api,
                                    year=args.year, command=command)
-    document["evidence_name"] = f"evidence-{args.branch.replace('/', '_')}.md"
+    document["evidence_name"] = evidence.evidence_name(args.branch)
     document["template_boxes"] = checklist.template_boxes(document)
     document["kit_checks"] = checklist.kit_checks(document)
     document["problems"] = problems_of(document)

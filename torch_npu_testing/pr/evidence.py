@@ -87,15 +87,9 @@ def collect_branch(results_dir, branch, apis, files, with_upstream, command):
     with tempfile.TemporaryDirectory(prefix="pr-results-") as folder:
         real = {os.path.join(folder, f"{env}.json"): _copy_env(results_dir, folder, env, set(files), names)
                 for env in envs}
-        copies = []
-        for path in upstream:
-            copy = os.path.join(folder, os.path.basename(path))
-            with open(path, "rb") as handle, open(copy, "wb") as out:
-                out.write(handle.read())
-            real[copy] = path
-            copies.append(copy)
-        doc = report_collect.collect_results(folder, envs, apis, copies or None, command=command)
-    for item in doc["envs"] + doc["upstream"]:
+        # upstream results are read where they are (the folder holds only the narrowed env results)
+        doc = report_collect.collect_results(folder, envs, apis, upstream or None, command=command)
+    for item in doc["envs"]:
         if item.get("file") in real:
             item["file"] = real[item["file"]]
     doc["results_dir"] = results_dir
@@ -104,10 +98,15 @@ def collect_branch(results_dir, branch, apis, files, with_upstream, command):
     return doc
 
 
+def evidence_name(branch):
+    """``evidence-BRANCH.md``: the file to attach to the PR."""
+    return f"evidence-{branch.replace('/', '_')}.md"
+
+
 def write_evidence(doc, out_dir, branch):
     """Write ``evidence-BRANCH.md`` (the report's Markdown: per-case log, coverage tables) and ``.json``;
     return the Markdown's path, the file to attach to the PR."""
-    base = os.path.join(out_dir, f"evidence-{branch.replace('/', '_')}")
+    base = os.path.join(out_dir, os.path.splitext(evidence_name(branch))[0])
     write_text_atomic(base + ".json", json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
     write_text_atomic(base + ".md", report_render(doc))
     return base + ".md"

@@ -13,10 +13,10 @@ Failures (failed, error, unexpected success) always keep their test id, subtest 
 tracebacks are shown in full unless ``max_trace`` cuts them, which the text then says. The per-case log
 is in the evidence file (:mod:`.evidence`).
 """
-import re
 
 from ..common import results as results_model
 from ..common.results import Outcome
+from ..report.markdown import fence
 from ..report.render import cell, code, counts_text, env_heading, tests_and_cases
 
 LEVELS = ("methods", "classes", "files")
@@ -40,11 +40,6 @@ def _outcome_text(cases):
     return ", ".join(parts)
 
 
-def _fence(lines):
-    longest = max([len(run) for line in lines for run in re.findall(r"`+", line)] + [2])
-    return "`" * (longest + 1)
-
-
 def failure_lines(cases, env, max_trace=None, where="the evidence file"):
     """Every failing case of a run: its id, subtest, outcome, reason and traceback."""
     lines = []
@@ -57,9 +52,9 @@ def failure_lines(cases, env, max_trace=None, where="the evidence file"):
             continue
         cut = len(trace) - max_trace if max_trace is not None and len(trace) > max_trace else 0
         shown = trace[cut:]
-        fence = _fence(shown)
+        block = fence(shown)
         note = [f"  (first {cut} traceback lines cut; in full in {where}, env {env})"] if cut else []
-        lines += note + ["", "  " + fence + "text"] + ["  " + line for line in shown] + ["  " + fence, ""]
+        lines += note + ["", "  " + block + "text"] + ["  " + line for line in shown] + ["  " + block, ""]
     return lines
 
 

@@ -54,6 +54,5 @@ def file_facts(target, kit_root):
     facts["tests"] = sum(len(group["tests"]) for group in facts["outline"])
     leading = text.lstrip()[:2000]
     facts["header"] = leading.startswith("# Copyright") and "License" in leading
-    docstring = ast.get_docstring(ast.parse(text))
-    facts["docstring"] = docstring.strip().splitlines()[0] if docstring else None
+    facts["docstring"] = first_doc_line(ast.parse(text))
     return facts

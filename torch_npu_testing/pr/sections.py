@@ -5,18 +5,10 @@
 from . import evidence, log, task_sections
 from .fit import LOG_END, LOG_START
 from .planfacts import TEST_FILE, UPSTREAM_PATCH
+from .task_sections import code, gap_lines
 
 ACTIONS = {"create": "新增 (new)", "update": "补充 (adds to the branch's file, their tests kept)",
            "unchanged": "不变 (unchanged)"}
-
-
-def code(text):
-    return f"`{text}`"
-
-
-def gap_lines(facts, prefix):
-    lines = [f"> ⚠ 缺少 / missing: {gap.split(': ', 1)[1]}" for gap in facts["gaps"] if gap.startswith(prefix + ":")]
-    return lines + [""] if lines else []
 
 
 def box_lines(items):

@@ -96,8 +96,7 @@ def _branch_search_lines(facts, api, branch, max_hits):
     lines = ["```bash"] + branch["commands"] + ["```", ""]
     home = branch.get("home")
     if home:
-        target = next((item["path"] for item in facts["plan"]["files"] if item["path"] == api.get("test_file")),
-                      api.get("test_file"))
+        target = api.get("test_file")
         same = "this PR adds its tests there" if target == home["path"] else f"this PR's file is {code(target)}"
         lines += [f"新增用例归属 / where the new tests belong: {code(home['path'])} ({home['why']}); {same}.", ""]
     direct = [hit for hit in branch["hits"] if hit["kind"] == "direct"]

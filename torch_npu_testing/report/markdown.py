@@ -1,6 +1,7 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
 """Markdown pieces every section of the evidence report uses (and the PR description, through :mod:`.render`)."""
+import re
 
 
 def cell(text):
@@ -13,3 +14,9 @@ def code(text):
     fence = "``" if "`" in text else "`"
     pad = " " if "`" in text else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def fence(lines):
+    """A code fence longer than any backtick run in ``lines`` (at least three backticks)."""
+    longest = max([len(run) for line in lines for run in re.findall(r"`+", line)] + [2])
+    return "`" * (longest + 1)

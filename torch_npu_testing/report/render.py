@@ -11,7 +11,6 @@ Outcomes and counts are those of :mod:`torch_npu_testing.common.results`: every 
 with subtests shows its cases, collapsed to one line when they all passed.
 """
 import html
-import re
 import shlex
 
 from ..common import results, table as branches
@@ -19,7 +18,7 @@ from ..common.results import Outcome
 from ..upstream.runner import fails_upstream_run
 from .calls import calls_section
 from .implementation import implementation_section, implementation_summary
-from .markdown import cell, code
+from .markdown import cell, code, fence
 
 MAX_DETAIL_LINES = 40  # traceback lines shown per failure; the full text is in report.json
 
@@ -197,9 +196,8 @@ def _details_block(title, details):
     cut = len(text) - MAX_DETAIL_LINES
     shown = text[-MAX_DETAIL_LINES:] if cut > 0 else text
     head = title + (f", first {cut} lines cut (full text in report.json)" if cut > 0 else "")
-    longest = max([len(run) for line in shown for run in re.findall(r"`+", line)] + [2])
-    fence = "`" * (longest + 1)
-    return [f"{head}:", "", fence + "text"] + shown + [fence, ""]
+    block = fence(shown)
+    return [f"{head}:", "", block + "text"] + shown + [block, ""]
 
 
 def _labels(cases):

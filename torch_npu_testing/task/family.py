@@ -71,7 +71,3 @@ def family(api):
     if inspect.isclass(owner):
         members += [{"name": name, "role": "sibling", "names": _names_of(name)} for name in _siblings(owner)]
     return {"owner": home, "owner_kind": kind, "from": where, "members": members}
-
-
-def leaf(dotted):
-    return dotted.rsplit(".", 1)[-1]
