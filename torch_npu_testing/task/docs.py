@@ -34,6 +34,7 @@ JSON (``--json PATH``)::
      "versions": [{"branch", "commit", "torch_version", "folder", "listed", "file", "line", "private",
                    "entry", "target_file", "insert_after_line", "note"}]}
 """
+import functools
 import os
 import re
 import sys
@@ -145,8 +146,11 @@ class DocsTree:
         return [self._pages[name] for name in names if name in self._pages]
 
 
-def pages(tree, folder):
-    return tree.pages(folder)
+@functools.lru_cache(maxsize=None)
+def tree_at(root, ref, commit):
+    """The :class:`DocsTree` of ``commit``: one per process and commit (what a commit holds never changes), so
+    ``pr``, which checks every API of a branch, lists master's docs and reads each page once."""
+    return DocsTree(root, ref, commit)
 
 
 def common_prefix(a, b):
@@ -178,7 +182,7 @@ def check_version(tree, api, version, private, kind, private_page):
         result["note"] = f"no {folder}/ in the docs: Ascend has no native-API list for torch {version} yet"
         if not (private and private_page is not None):
             return result
-    folder_pages = pages(tree, folder) if result["folder"] else []
+    folder_pages = tree.pages(folder) if result["folder"] else []
     for page in folder_pages:
         if api in page.entries:
             result.update(listed=True, file=page.rel, line=page.entries[api] + 1)
@@ -303,7 +307,7 @@ def main(args):
     root = gitrefs.check_ascend(args.ascend)
     refs = [gitrefs.resolve_branch(root, ref) for ref in (args.branches or ["HEAD"])]
     docs_ref, docs_commit = gitrefs.master_ref(root)
-    tree = DocsTree(root, docs_ref, docs_commit)
+    tree = tree_at(root, docs_ref, docs_commit)
     if not tree.files:
         raise UsageError(f"{docs_ref} ({docs_commit[:7]}) of {root} has no {DOCS}/ (Ascend keeps these docs on "
                          "master)")
