@@ -56,7 +56,7 @@ def make_run(root, path, tests, grad_mode=True):
         skipped = outcome == "skipped"
         cases.append(Case(path, test_id, Outcome(outcome), subtest[0] if subtest else None,
                           reason=extra if skipped else None, details=None if skipped else extra, duration_s=0.01))
-    return {"path": path, "sha256": suite.sha256_of(os.path.join(root, path)), "initial_grad_mode": grad_mode,
+    return {"path": path, "sha256": results.sha256_of(os.path.join(root, path)), "initial_grad_mode": grad_mode,
             "cases": results.cases_to_dicts(cases), "counts": results.tally(cases), "duration_s": 0.2}
 
 
@@ -294,7 +294,7 @@ def test_a_file_that_changed_since_the_run_makes_the_results_stale(workspace):
     root, results_dir = workspace
     write_file(root, CONFIG_FILE, "# edited after the envs ran\n")
     doc, text = build(results_dir)
-    now = suite.sha256_of(root / CONFIG_FILE)
+    now = results.sha256_of(root / CONFIG_FILE)
     assert f"v2_7: {CONFIG_FILE} changed since this run (now {now}); the results are stale, re-run the env" \
         in doc["problems"]
     assert "— **changed since this run" in text
@@ -521,7 +521,7 @@ def test_sha256_values_equal_the_sha256sum_binary(tmp_path):
         (tmp_path / name).write_bytes(data)
         expected = subprocess.run(["sha256sum", str(tmp_path / name)], capture_output=True, text=True,
                                   check=True).stdout.split()[0]
-        assert suite.sha256_of(str(tmp_path / name)) == expected
+        assert results.sha256_of(str(tmp_path / name)) == expected
 
 
 # --------------------------------------------------------------------------- end to end

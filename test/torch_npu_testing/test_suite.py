@@ -314,7 +314,7 @@ def test_sha256_of_reads_the_whole_file(tmp_path):
     """The digest covers files larger than one read block."""
     path = tmp_path / "big.py"
     path.write_bytes(os.urandom(200_000))
-    assert suite.sha256_of(str(path)) == sha256(path)
+    assert results_model.sha256_of(str(path)) == sha256(path)
 
 
 def test_load_module_gives_same_named_files_distinct_modules(tmp_path):

@@ -18,6 +18,7 @@ where the kit may not be installed: it must stay standard library only, with no 
 no torch.
 """
 import enum
+import hashlib
 import time
 import traceback
 import unittest
@@ -278,3 +279,13 @@ def run_tests(tests, file, stream, listener=None):
     """Run a loaded unittest suite verbosely into ``stream``; return its cases."""
     runner = unittest.TextTestRunner(stream=stream, verbosity=2, resultclass=recorder_class(file, listener))
     return runner.run(tests).cases
+
+
+def sha256_of(path):
+    """The SHA-256 of a test file's bytes (as ``sha256sum`` prints it): recorded with its results, so a
+    reader can tell results of other bytes (stale results)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -15,9 +15,8 @@ import json
 import os
 
 from ..common import results, table as branches
-from ..common.results import Outcome
+from ..common.results import Outcome, sha256_of
 from ..common.layout import GRAD_MODE_FILES
-from ..suite.run import sha256_of
 from ..upstream.runner import KIND as UPSTREAM_KIND, fails_upstream_run
 from .calls import api_coverage
 from .implementation import implementation_coverage

@@ -23,7 +23,6 @@ Exit status: 0 when nothing failed or errored, 1 otherwise.
 import contextlib
 import datetime
 import glob
-import hashlib
 import importlib.util
 import json
 import os
@@ -33,6 +32,7 @@ import time
 import unittest
 
 from ..common import results
+from ..common.results import sha256_of
 from ..common.atomic import write_text_atomic
 
 from ..common.layout import GRAD_MODE_FILES, TEST_GLOBS as DEFAULT_TEST_GLOBS
@@ -44,14 +44,6 @@ def discover(root=".", patterns=DEFAULT_TEST_GLOBS):
     for pattern in patterns:
         found.update(os.path.relpath(path, root) for path in glob.glob(os.path.join(root, pattern)))
     return sorted(found)
-
-
-def sha256_of(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 16), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def load_module(path):
