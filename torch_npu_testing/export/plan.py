@@ -226,12 +226,7 @@ def plan_at_ref(kit_root, branch, ascend_dir, api_names=None, *, year=None):
     ascend_dir = gitrefs.check_ascend(ascend_dir)
     ref, commit = gitrefs.resolve_branch(ascend_dir, branch)
     paths = selection.test_files + [path for _, path in selection.patches]
-    blobs = {path: gitutil.run_git_bytes(["cat-file", "blob", f"{commit}:{path}"], ascend_dir) for path in paths}
-
-    def read(rel):
-        return blobs[rel].stdout if blobs[rel].returncode == 0 else None
-
+    read = gitrefs.read_blob_bytes(ascend_dir, commit, paths).get  # one git process; absent: None
     targets = build_targets(kit_root, selection, read, year)
-    names = [path for path in gitrefs.list_tree(ascend_dir, commit, DISABLED_DIR)]
-    jsons = {path: text.encode("utf-8") for path, text in gitrefs.read_blobs(ascend_dir, commit, names).items()}
+    jsons = gitrefs.read_blob_bytes(ascend_dir, commit, gitrefs.list_tree(ascend_dir, commit, DISABLED_DIR))
     return Plan(branch, ref, commit, ascend_dir, targets, selection.left_out, disabled_warnings(targets, jsons))

@@ -116,13 +116,14 @@ def show(directory, ref, path):
     return result.stdout if result.ok else None
 
 
-def read_blobs(directory, ref, paths):
-    """``{path: text}`` for many files at ``ref`` through one ``git cat-file --batch``."""
+def read_blob_bytes(directory, ref, paths):
+    """``{path: bytes}`` for many files at ``ref`` through one ``git cat-file --batch``; a path that is not a
+    file there is left out."""
     if not paths:
         return {}
     request = "".join(f"{ref}:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
     data = gitutil.run_git_bytes(["cat-file", "--batch"], directory, request).stdout
-    texts = {}
+    blobs = {}
     position = 0
     for path in paths:
         end = data.index(b"\n", position)
@@ -131,9 +132,15 @@ def read_blobs(directory, ref, paths):
         if len(header) < 3 or header[1] == "missing":
             continue
         size = int(header[2])
-        texts[path] = data[position:position + size].decode("utf-8", "replace")
+        if header[1] == "blob":
+            blobs[path] = data[position:position + size]
         position += size + 1
-    return texts
+    return blobs
+
+
+def read_blobs(directory, ref, paths):
+    """``{path: text}`` for many files at ``ref`` (:func:`read_blob_bytes`, decoded as UTF-8)."""
+    return {path: blob.decode("utf-8", "replace") for path, blob in read_blob_bytes(directory, ref, paths).items()}
 
 
 def list_tree(directory, ref, folder):
