@@ -19,6 +19,8 @@ COMMANDS = {
     "grad-modes": ("torch_npu_testing.suite.grad_modes", "run test files with initial grad mode disabled and enabled"),
     "ensure-torch-npu": ("torch_npu_testing.suite.torch_npu_install",
                          "install $TORCH_NPU_TESTING_TORCH_NPU_SPEC without dependencies, if not installed"),
+    "prune-env": ("torch_npu_testing.suite.prune_env",
+                  "remove this tox env's venv after its run, when $TORCH_NPU_TESTING_PRUNE_ENVS=1 (small disks)"),
     "upstream": ("torch_npu_testing.upstream.cli", "check / run / apply / revert / refresh test_upstream patches"),
     "report": ("torch_npu_testing.report", "write the evidence report for an Ascend PR from env results"),
     "export": ("torch_npu_testing.export", "write a branch's contribution into an Ascend/pytorch checkout"),

@@ -93,6 +93,17 @@ def test_tox_envs_pins_and_labels_are_the_tables():
         assert f"torch=={table.tool_torch()}" in tox[f"testenv:{tool_env}"]["deps"].split(), tool_env
 
 
+def test_only_branch_envs_prune_their_venv():
+    """A branch env's last step is ``prune-env`` (acts only under $TORCH_NPU_TESTING_PRUNE_ENVS), never
+    the ``installed`` env's: the tool envs override it with nothing, or CI would delete the unit env."""
+    tox = _tox()
+    assert _factor_lines(tox["testenv"]["commands_post"]) == {
+        "!installed": "python -m torch_npu_testing prune-env {env_dir}"}
+    for section in tox.sections():
+        if section.startswith("testenv:"):
+            assert tox[section].get("commands_post", None) == "", section
+
+
 def test_every_api_of_the_table_has_its_test_file():
     for entry in table.apis():
         assert (ROOT / entry["test_file"]).is_file(), entry["name"]
