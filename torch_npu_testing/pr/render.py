@@ -42,7 +42,7 @@ def header_lines(facts, options):
     return lines + [""]
 
 
-def body(facts, title, source, options):
+def body(facts, title, options):
     """The lines of one section (without its heading)."""
     writer = sections.WRITERS.get(title)
     if writer is not None:
@@ -53,9 +53,9 @@ def body(facts, title, source, options):
 
 def render_once(facts, options):
     lines = problems_block(facts) + header_lines(facts, options)
-    for title, source in layout(facts["template"]):
+    for title, _source in layout(facts["template"]):
         level = "#" * next((s["level"] for s in facts["template"]["sections"] if s["title"] == title), 1)
-        lines += [f"{level} {title}", ""] + body(facts, title, source, options)
+        lines += [f"{level} {title}", ""] + body(facts, title, options)
     return "\n".join(lines).rstrip() + "\n"
 
 

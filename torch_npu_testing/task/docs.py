@@ -129,8 +129,8 @@ class Page:
 class DocsTree:
     """The native-API docs as committed at one ref (master): file list and texts, read through git."""
 
-    def __init__(self, root, ref, commit):
-        self.root, self.ref, self.commit = root, ref, commit
+    def __init__(self, root, commit):
+        self.root, self.commit = root, commit
         self.files = set(gitrefs.list_tree(root, commit, DOCS))
         self._pages = {}
 
@@ -147,10 +147,10 @@ class DocsTree:
 
 
 @functools.lru_cache(maxsize=None)
-def tree_at(root, ref, commit):
+def tree_at(root, commit):
     """The :class:`DocsTree` of ``commit``: one per process and commit (what a commit holds never changes), so
     ``pr``, which checks every API of a branch, lists master's docs and reads each page once."""
-    return DocsTree(root, ref, commit)
+    return DocsTree(root, commit)
 
 
 def common_prefix(a, b):
@@ -307,7 +307,7 @@ def main(args):
     root = gitrefs.check_ascend(args.ascend)
     refs = [gitrefs.resolve_branch(root, ref) for ref in (args.branches or ["HEAD"])]
     docs_ref, docs_commit = gitrefs.master_ref(root)
-    tree = tree_at(root, docs_ref, docs_commit)
+    tree = tree_at(root, docs_commit)
     if not tree.files:
         raise UsageError(f"{docs_ref} ({docs_commit[:7]}) of {root} has no {DOCS}/ (Ascend keeps these docs on "
                          "master)")

@@ -130,7 +130,7 @@ def rank_files(hits, counts, leaves):
     return files
 
 
-def home_of(files, leaves):
+def home_of(files):
     """Where new tests belong: the first ranked file, when it calls the API or its owner, else None."""
     if not files or not (files[0]["direct"] or files[0]["calls_owner"]):
         return None
@@ -163,7 +163,7 @@ def search_ref(directory, ref, commit, api, names, paths, doc_family=None):
                                hit["line"]))
     direct = sum(1 for hit in hits if hit["kind"] == "direct")
     related = len(hits) - direct
-    home = home_of(ranked, leaves)
+    home = home_of(ranked)
     return {"ref": ref, "commit": commit, "command": commands[0] if len(commands) == 1 else " ; ".join(commands),
             "commands": commands, "hits": hits, "direct": direct, "related": related, "unparsable": unparsable,
             "candidates": len(files), "files": ranked, "home": home,
