@@ -3,57 +3,55 @@
 """API consistency of ``aot_export_joint_with_descriptors`` and ``aot_compile_joint_with_descriptors``.
 
 Both live in ``torch._functorch.aot_autograd`` (torch >= 2.9; on older torch every class skips with the
-reason). Export traces the joint forward+backward graph of a module into an object with ``graph_module``,
-``params_spec``, ``buffers_spec``, ``in_spec`` and ``out_spec``; compile turns it into a callable taking
-``(*params, *buffers, *inputs, **kwargs)``. An NPU port must behave exactly like upstream: a wrong spec,
-descriptor, output of any dtype, gradient, buffer update, ignored keyword, layout or exception type fails
-here. Every call of a compiled callable goes through one comparison with eager (``assert_matches_eager``):
-each output leaf, float, integer (argmax, counts) and bool (masks) alike, on dtype, shape, layout,
-strides, conj/neg bits, requires_grad and values; each parameter and input gradient; each buffer and
-each input after the call.
+reason). Export traces the joint forward+backward graph of a module into ``graph_module`` (a descriptor on
+each placeholder and output), ``params_spec``, ``buffers_spec``, ``in_spec`` and ``out_spec``; compile turns
+it into a callable taking ``(*params, *buffers, *inputs, **kwargs)``. Every call of a compiled callable goes
+through one comparison with eager (``assert_matches_eager``): each output leaf (float, int64, bool; a tensor
+subclass part by part) on dtype, shape, layout, strides, conj/neg bits, requires_grad and values; each
+parameter and input gradient; each buffer and input after the call.
 
 Spaces enumerated (a class each; table-driven cases carry a label):
 
-- contract (...Export, ...Compile): specs, descriptors (int/bool outputs get no tangent), the joint graph;
-  linear, multi-output (float, int64, bool leaves), BatchNorm and keyword-input modules, repeated calls,
-  changed parameters, a training graph under no_grad; every keyword of both APIs (...Parameters);
+- contract (...Export, ...Compile): specs; descriptors, their ``expr()``/``is_*`` answers and the
+  ``fx_utils`` helpers that read them; the joint graph; linear, multi-output (float, int64, bool leaves),
+  BatchNorm and keyword-input modules, inference graphs, repeated calls, changed parameters, a training
+  graph under no_grad; every keyword of both APIs (...Parameters);
 - dtypes (...Dtypes): ``all_types_and_complex_and(half, bfloat16, bool)``, uint16/32/64 and every float8
-  type of the installed torch, as inputs, parameters and mutated buffers of one export, with outputs of
-  the input's dtype, float32, bool and int64 (argmax) per dtype. Gradients flow for the floating
-  and complex dtypes of the first space (float8 backward needs kernels, such as add, that CPU lacks).
-  Export accepts every dtype (fake tensors); argmax of the input raises upstream's type when the graph
-  runs where eager has no kernel (bool, complex: RuntimeError; unsigned, float8: NotImplementedError);
+  type of the installed torch, as inputs, parameters and mutated buffers of one export, with outputs of the
+  input's dtype, float32, bool and int64 (argmax) per dtype. Gradients flow for the floating and complex
+  dtypes of the first space (float8 backward needs kernels, such as add, that CPU lacks). Export accepts
+  every dtype (fake tensors); argmax raises upstream's type when the graph runs where eager has no kernel
+  (bool, complex: RuntimeError; unsigned, float8: NotImplementedError);
 - layouts (...Layouts): rank-4 contiguous/channels_last, rank-5 contiguous/channels_last_3d, transposed,
-  step-sliced, expanded (stride 0), conj and neg views, as inputs and as parameters, on exports from
-  contiguous and from non-contiguous examples. Sparse (...Sparse): COO/CSR/CSC/BSR/BSC inputs to a dense export's
-  callable work where eager does and raise eager's type elsewhere; as export examples COO is accepted and
-  the compressed layouts are refused with AssertionError (measured on 2.11-2.13);
-- sizes: every other class gives each dimension a distinct size, with values that differ per position;
-  ...Sizes adds a square transposed input, a batch of 0, an inner dimension of 0, 0-d inputs and outputs
-  and size-1 dimensions;
+  step-sliced, expanded (stride 0), conj and neg views, as inputs and parameters, exported from contiguous
+  and non-contiguous examples. Sparse (...Sparse): COO/CSR/CSC/BSR/BSC inputs to a dense export work where
+  eager does, else raise eager's type; as examples COO is accepted, the compressed ones refused
+  (AssertionError). Tensor subclasses (...Subclasses): a TwoTensor input is desugared per inner tensor;
+- sizes: every dimension gets a distinct size and values differ per position; ...Sizes adds a square
+  transposed input, a batch of 0, an inner dimension of 0, 0-d inputs and outputs, size-1 dimensions;
 - side effects (...SideEffects): buffers and inputs mutated once per call, outputs aliasing an input,
   no state across calls, export never running the module; bad input (...BadInput) to all three calls.
 
 Not applicable: threads (no thread-local state; grad mode at export, the one thread-local input, is
 covered: grad disabled gives an inference graph) and vmap (batched tensors are not an input here).
 
-Release differences (read in each release's ``torch/_functorch/aot_autograd.py`` and
-``torch/fx/interpreter.py``, then measured): 2.9.1 export takes decompositions,
-keep_inference_input_mutations, ignore_shape_env, fw_compiler, bw_compiler and compile none; from 2.10
-fw_compiler/bw_compiler move to compile with partition_fn, export gains disable_functionalization
-(ignored by 2.10) and _record_nn_module_stack; 2.11 adds export's _disable_torch_fn_metadata_mode and
-compile's serializable. In 2.9.1 a missing argument of the callable raises StopIteration and extra ones
-are ignored; from 2.10 both raise RuntimeError.
+Release differences (read in each release's ``aot_autograd.py`` and ``fx/interpreter.py``, then measured):
+2.9.1 export takes decompositions, keep_inference_input_mutations, ignore_shape_env, fw_compiler and
+bw_compiler, compile none; from 2.10 fw/bw_compiler move to compile with partition_fn, export gains
+disable_functionalization (ignored by 2.10) and _record_nn_module_stack; 2.11 adds export's
+_disable_torch_fn_metadata_mode and compile's serializable. In 2.9.1 a missing argument of the callable
+raises StopIteration and extra ones are ignored; from 2.10 both raise RuntimeError.
 
-On the CPU results are compared with eager CPU (bitwise). On an accelerator the callable runs on the
-device and is compared with eager on CPU (exact for integer-valued data, float round-off else); a dtype
-whose eager run fails on the device must fail compiled there with the same exception type.
+On the CPU results are compared with eager CPU (bitwise); on an accelerator the callable runs on the device
+against eager on CPU (exact for integer-valued data, float round-off else), and a dtype whose eager run
+fails on the device must fail compiled there with the same exception type.
 """
 from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
 
 import contextlib
 import copy
 import functools
+import importlib
 import inspect
 import math
 
@@ -103,8 +101,7 @@ TOO_FEW_ERROR = RuntimeError if CHECKS_ARGUMENT_COUNT else StopIteration
 
 # --------------------------------------------------------------------------- data
 def values(shape, dtype=torch.float32, start=0):
-    """Integer-valued data that differ per position, exact in ``dtype``: signed values around 0, unsigned from
-    ``start``, complex with a different imaginary part, alternating bools, powers of two for float8_e8m0fnu."""
+    """Integer values that differ per position, exact in ``dtype`` (float8_e8m0fnu: powers of two) from ``start``."""
     n = torch.arange(start, start + math.prod(shape), dtype=torch.float64).reshape(shape)
     if dtype == torch.bool:
         return n % 3 != 1
@@ -138,8 +135,7 @@ class Exported:
 
     def __init__(self, model_fn, make, *, grad=True, list_and_keyword=False, **options):
         self.reference, self.model = build_models(model_fn)
-        self.make = make
-        self.args, self.kwargs = make(DEVICE)
+        self.make, (self.args, self.kwargs) = make, make(DEVICE)
         export = aot_autograd.aot_export_joint_with_descriptors
         with torch.set_grad_enabled(grad), contextlib.ExitStack() as stack:
             self.joint = (export(stack, self.model, list(self.args), kwargs=self.kwargs, **options) if list_and_keyword
@@ -253,8 +249,7 @@ LAYOUT_CASES = {  # label: view per input (image, volume, matrix, z: by position
 
 
 def layout_inputs(views):
-    """Float32 image/volume/matrix and a complex64 z, viewed as ``views`` says, then made leaves requiring grad (a
-    view of a tensor without grad is a leaf and keeps its strides)."""
+    """Float32 image/volume/matrix and complex64 z viewed as ``views`` says, as leaves requiring grad."""
     dtypes = (torch.float32, torch.float32, torch.float32, torch.complex64)
 
     def make(device):
@@ -339,9 +334,26 @@ def parameter_names(model): return [name for name, _ in model.named_parameters()
 def buffer_names(model): return [name for name, _ in model.named_buffers()]
 
 
-def descriptors():
-    from torch._functorch._aot_autograd import descriptors as module  # exists only where the API does
-    return module
+def aot_module(name):
+    """``torch._functorch._aot_autograd.<name>``, imported by a test: it exists only where the API does."""
+    return importlib.import_module(f"torch._functorch._aot_autograd.{name}")
+
+
+# Upstream's documented answers per descriptor kind: expr() (a nested descriptor by its own expr) and the one of
+# is_param/is_buffer/is_tangent/is_grad that is True (a subclass part answers as its base).
+DESCRIPTOR_FORMS = {
+    "ParamAOTInput": ("self.get_parameter({target!r})", "is_param"), "PlainAOTInput": ("args[{idx}]", None),
+    "BufferAOTInput": ("self.get_buffer({target!r})", "is_buffer"), "PlainAOTOutput": ("output[{idx}]", None),
+    "TangentAOTInput": ("__output_tangent({output})", "is_tangent"), "GradAOTOutput": ("__grad({grad_of})", "is_grad"),
+    "InputMutationAOTOutput": ("__input_mutation({mutated_input})", None),
+    "SubclassGetAttrAOTInput": ("{base}.{attr}", None), "SubclassGetAttrAOTOutput": ("{base}.{attr}", None)}
+
+
+def expected_answers(desc):
+    """(expr(), the is_* query answering True) that upstream documents for ``desc``."""
+    form, query = DESCRIPTOR_FORMS[type(desc).__name__]
+    fields = {k: expected_answers(v)[0] if type(v).__name__ in DESCRIPTOR_FORMS else v for k, v in vars(desc).items()}
+    return form.format(**fields), (expected_answers(desc.base)[1] if hasattr(desc, "base") else query)
 
 
 def recording_compiler(stage, events):
@@ -383,6 +395,8 @@ def run(exported, make, device, *, compiled, grad=True, calls=1, params=None, ba
         with torch.set_grad_enabled(grad):
             out = (exported.compiled(*params, *buffers, *args, **(kwargs or {})) if compiled else
                    torch.func.functional_call(module, dict(zip(names, params)), args, kwargs or {}))
+            if torch.is_grad_enabled() is not grad:
+                raise AssertionError(f"a call under grad mode {grad} left grad mode {torch.is_grad_enabled()}")
         if backprop:
             with torch.enable_grad():
                 backward(out)
@@ -394,8 +408,7 @@ def run(exported, make, device, *, compiled, grad=True, calls=1, params=None, ba
 
 
 class AotTestCase(TestCase):
-    """Builds the exports named in ``shared_exports`` in setUpClass (once per process) and compares the compiled
-    callable with eager."""
+    """Builds its ``shared_exports`` in setUpClass (once per process); compares the compiled callable with eager."""
 
     shared_exports = ()
 
@@ -409,6 +422,11 @@ class AotTestCase(TestCase):
         if not isinstance(want, torch.Tensor):
             self.assert_value(got, want, what)
             return
+        if hasattr(want, "__tensor_flatten__"):  # a traceable subclass (TwoTensor): its type, then each inner tensor
+            self.assertIs(type(got), type(want), f"{what}: tensor subclass")
+            for name in want.__tensor_flatten__()[0]:
+                self.assert_same_leaf(f"{what}.{name}", getattr(got, name), getattr(want, name), tol)
+            return
         self.assert_tensor(got, want, what, device=DEVICE, **tol)
         self.assert_value(got.requires_grad, want.requires_grad, f"{what}: requires_grad")
         if want.layout == torch.strided:
@@ -418,6 +436,15 @@ class AotTestCase(TestCase):
             layout = (lambda t: t.stride()) if DEVICE == "cpu" else (
                 lambda t: [t.is_contiguous(memory_format=f) for f in formats if f is not None])
             self.assert_value(layout(got), layout(want), f"{what}: strides (memory formats on an accelerator)")
+
+    def assert_descriptor_queries(self, label, gm):
+        """Every placeholder's and output's descriptor gives upstream's expr() and is_* answers."""
+        for desc in [desc for _, desc in placeholders(gm)] + [o for o in output_descriptors(gm) if o is not None]:
+            queries = ("is_grad",) if hasattr(desc, "is_grad") else ("is_param", "is_buffer", "is_tangent")
+            want, true_query = expected_answers(desc)
+            self.assert_value((desc.expr(), {q: getattr(desc, q)() for q in queries}),
+                              (want, {q: q == true_query for q in queries}),
+                              f"{label}: expr() and {'/'.join(queries)} of {desc!r}")
 
     def assert_same_results(self, label, got, want, tol=TOLERANCE):
         """Every named result (see :func:`run`) of ``got`` equals ``want``: structure, then leaf by leaf."""
@@ -429,8 +456,7 @@ class AotTestCase(TestCase):
                 self.assert_same_leaf(f"{label}: {what} leaf {i}", g, w, tol)
 
     def assert_matches_eager(self, label, exported, make=None, tol=TOLERANCE, eager_grad=None, **options):
-        """The compiled callable on DEVICE gives eager CPU's outputs, gradients, buffers and inputs (eager runs with
-        grad mode ``eager_grad`` if given)."""
+        """On DEVICE the callable gives eager CPU's outputs, gradients, buffers, inputs (eager in eager_grad mode)."""
         make = make or exported.make
         got = run(exported, make, DEVICE, compiled=True, **options)
         options["grad"] = options.get("grad", True) if eager_grad is None else eager_grad
@@ -443,53 +469,49 @@ class AotTestCase(TestCase):
 class TestAotExportJointWithDescriptors(AotTestCase):
     """aot_export_joint_with_descriptors: specs, descriptors and the joint graph itself."""
 
-    shared_exports = ("linear", "linear/inference", "batchnorm", "multi_output", "keyword")
+    shared_exports = ("linear/inference", "batchnorm", "multi_output", "keyword")
 
-    def test_params_and_buffers_spec_list_module_names_in_order(self):
-        """params_spec / buffers_spec equal named_parameters() / named_buffers() names, in module order."""
-        for label, params, buffers in [
-                ("linear", ["proj.weight", "proj.bias"], []),
-                ("batchnorm", ["proj.weight", "proj.bias", "norm.weight", "norm.bias"],
-                 ["norm.running_mean", "norm.running_var", "norm.num_batches_tracked"]),
-                ("multi_output", ["wide.weight", "wide.bias", "narrow.weight", "narrow.bias"], [])]:
+    def test_specs_descriptors_and_the_fx_helpers_that_read_them(self):
+        """Specs: the module's names, ([*params, *buffers, *args], kwargs) for both call forms, eager's outputs.
+        Placeholders: params, buffers, user inputs (kwargs too), then a tangent per float output (not int64/bool).
+        Outputs: M buffer updates, the O forward outputs, then at M + O + i primal i's gradient where it requires grad,
+        else None (inference: no tangents, no gradients). expr()/is_* as documented; fx_utils pairs these nodes."""
+        d, helpers = aot_module("descriptors"), aot_module("fx_utils")
+        for label, mutated in [("batchnorm", 3), ("multi_output", 0), ("keyword", 0), ("linear/inference", 0)]:
             with self.subTest(label):
-                exported = shared(label)
-                self.assert_value((exported.joint.params_spec, exported.joint.buffers_spec), (params, buffers),
-                                  f"{label}: (params_spec, buffers_spec)")
-                self.assertIs(type(exported.joint.params_spec), list, f"{label}: params_spec is a list")
-
-    def test_joint_graph_inputs_are_primals_then_one_tangent_per_float_output(self):
-        """Placeholders: params, buffers, user inputs as primals_1..N, then a tangent per float output (the int64
-        and bool leaves of the multi-output model get none); every placeholder carries a descriptor."""
-        d = descriptors()
-        for label, tangents in [("batchnorm", 1), ("multi_output", 2)]:
-            with self.subTest(label):
-                exported, model = shared(label), shared(label).model
-                self.assertIsInstance(exported.joint.graph_module, torch.fx.GraphModule, f"{label}: graph_module")
-                descs = ([d.ParamAOTInput(target=name) for name in parameter_names(model)]
-                         + [d.BufferAOTInput(target=name) for name in buffer_names(model)] + [d.PlainAOTInput(idx=0)])
-                names = [f"primals_{i}" for i in range(1, len(descs) + 1)]
-                descs += [d.TangentAOTInput(output=d.PlainAOTOutput(idx=i)) for i in range(tangents)]
-                names += [f"tangents_{i}" for i in range(1, tangents + 1)]
-                self.assert_value(placeholders(exported.joint.graph_module), list(zip(names, descs)),
-                                  f"{label}: joint-graph placeholders")
-
-    def test_joint_graph_outputs_are_buffer_updates_outputs_then_gradients(self):
-        """Outputs: buffer mutations, every forward output (int64 and bool too), a gradient per differentiable
-        primal, None elsewhere."""
-        d = descriptors()
-        bn, multi = shared("batchnorm").model, shared("multi_output").model
-        cases = [("BatchNorm", shared("batchnorm"),
-                  [d.InputMutationAOTOutput(mutated_input=d.BufferAOTInput(target=n)) for n in buffer_names(bn)]
-                  + [d.PlainAOTOutput(idx=0)] + [d.GradAOTOutput(grad_of=d.ParamAOTInput(target=n))
-                                                 for n in parameter_names(bn)] + [None] * 4),
-                 ("multi-output", shared("multi_output"),
-                  [d.PlainAOTOutput(idx=i) for i in range(5)]
-                  + [d.GradAOTOutput(grad_of=d.ParamAOTInput(target=n)) for n in parameter_names(multi)]
-                  + [d.GradAOTOutput(grad_of=d.PlainAOTInput(idx=0))])]
-        for label, exported, expected in cases:
-            with self.subTest(label):
-                self.assert_value(output_descriptors(exported.joint.graph_module), expected, f"{label}: outputs")
+                exported, gm, training = shared(label), shared(label).joint.graph_module, label != "linear/inference"
+                params, buffers = parameter_names(exported.model), buffer_names(exported.model)
+                (args, kwargs), j, m, args_ = exported.make("cpu"), exported.joint, exported.model, exported.args
+                kwargs = kwargs or {}
+                user, eager_out = list(args) + list(kwargs.values()), copy.deepcopy(exported.reference)(*args, **kwargs)
+                in_spec = pytree.tree_structure(([*m.parameters(), *m.buffers(), *args_], exported.kwargs or {}))
+                self.assert_value((j.params_spec, j.buffers_spec, j.in_spec, j.out_spec, type(j.params_spec)), (
+                    params, buffers, in_spec, pytree.tree_structure(eager_out), list), f"{label}: specs")
+                eager = pytree.tree_leaves(eager_out)
+                primals = ([d.ParamAOTInput(target=n) for n in params] + [d.BufferAOTInput(target=n) for n in buffers]
+                           + [d.PlainAOTInput(idx=i) for i in range(len(user))])
+                needs_grad = [t.requires_grad for t in list(exported.model.parameters()) + [torch.ones(0)] * len(
+                    buffers) + user] if training else []
+                floats = [j for j, leaf in enumerate(eager) if leaf.is_floating_point() and training]
+                tangents = [d.TangentAOTInput(output=d.PlainAOTOutput(idx=j)) for j in floats]
+                names = [f"primals_{i + 1}" if training else f"arg{i}_1" for i in range(len(primals))] + [
+                    f"tangents_{i + 1}" for i in range(len(floats))]
+                self.assert_value(placeholders(gm), list(zip(names, primals + tangents)), f"{label}: placeholders")
+                mutations = [d.InputMutationAOTOutput(mutated_input=b) for b in primals[len(params):][:mutated]]
+                forward = [d.PlainAOTOutput(idx=j) for j in range(len(eager))]
+                self.assert_value(output_descriptors(gm), mutations + forward + [
+                    d.GradAOTOutput(grad_of=p) if g else None for p, g in zip(primals, needs_grad)], label + " out")
+                self.assert_descriptor_queries(label, gm)
+                nodes = [n for n in gm.graph.nodes if n.op == "placeholder"]
+                outs = list(next(n for n in gm.graph.nodes if n.op == "output").args[0]) + [None] * len(nodes)
+                grads = outs[len(mutations + forward):][:len(primals)] + [None] * len(tangents)
+                tans = [None] * mutated + [dict(zip(floats, nodes[len(primals):])).get(j) for j in range(len(eager))]
+                self.assert_value([list(helpers.get_all_input_and_grad_nodes(gm.graph).items()),
+                                   list(helpers.get_all_output_and_tangent_nodes(gm.graph).items())],
+                                  [list(zip(primals + tangents, zip(nodes, grads))),
+                                   list(zip(mutations + forward, zip(outs, tans))) + [
+                                       (d.GradAOTOutput(grad_of=p), (g, None)) for p, g in zip(primals, grads) if g]],
+                                  f"{label}: fx_utils pairs (input, gradient) and (output, tangent)")
 
     def test_joint_graph_computes_outputs_and_vector_jacobian_products(self):
         """graph_module(primals, tangents) returns (forward outputs, gradients) equal to eager autograd.grad."""
@@ -507,70 +529,34 @@ class TestAotExportJointWithDescriptors(AotTestCase):
         self.assert_same_results("joint graph", [("outputs", list(forward_outs)), ("gradients", list(grads))],
                                  [("outputs", [o.detach() for o in ref_outs]), ("gradients", list(ref_grads))])
 
-    def test_in_and_out_spec_describe_the_call(self):
-        """in_spec is the pytree spec of ([*params, *buffers, *args], kwargs) for both call forms (BatchNorm:
-        (stack, mod, (x,)), keyword: (stack, mod, [x], kwargs={...})); kwargs become plain inputs in in_spec
-        order; out_spec is the structure of the eager output."""
-        d = descriptors()
-        for label, exported, leaves in [("BatchNorm", shared("batchnorm"), 8), ("keyword", shared("keyword"), 5)]:
-            with self.subTest(label):
-                flat = list(exported.model.parameters()) + list(exported.model.buffers()) + list(exported.args)
-                self.assert_value(exported.joint.in_spec, pytree.tree_structure((flat, exported.kwargs or {})),
-                                  f"{label}: in_spec")
-                self.assert_value(exported.joint.in_spec.num_leaves, leaves, f"{label}: in_spec leaves")
-        user_inputs = [desc for _, desc in placeholders(shared("keyword").joint.graph_module)][2:5]
-        self.assert_value(user_inputs, [d.PlainAOTInput(idx=i) for i in range(3)], "keyword user inputs")
-        for label, exported in [("linear", shared("linear")), ("multi-output", shared("multi_output"))]:
-            with self.subTest(label):
-                eager = exported.reference(*exported.make("cpu")[0])
-                self.assert_value(exported.joint.out_spec, pytree.tree_structure(eager), f"{label}: out_spec")
-        self.assertTrue(shared("linear").joint.out_spec.is_leaf(), "a single tensor output is a leaf spec")
-
-    def test_export_with_grad_disabled_traces_an_inference_graph(self):
-        """Grad off at export: no tangents, no gradients; outputs don't require grad even when called with grad."""
-        d = descriptors()
-        joint = shared("linear/inference").joint
-        expected = [d.ParamAOTInput(target="proj.weight"), d.ParamAOTInput(target="proj.bias"), d.PlainAOTInput(idx=0)]
-        self.assert_value([desc for _, desc in placeholders(joint.graph_module)], expected, "inference placeholders")
-        self.assert_value(output_descriptors(joint.graph_module), [d.PlainAOTOutput(idx=0)], "inference outputs")
-        got = self.assert_matches_eager("inference graph", shared("linear/inference"), eager_grad=False)
-        self.assertIs(got[0][1].requires_grad, False, "output of an inference graph called with grad enabled")
-
 
 # --------------------------------------------------------------------------- compile
 @requires_api(COMPILE_API, since="2.9")
 class TestAotCompileJointWithDescriptors(AotTestCase):
     """aot_compile_joint_with_descriptors: the callable's outputs, gradients and buffer updates equal eager."""
 
-    shared_exports = ("linear", "batchnorm", "multi_output", "keyword")
+    shared_exports = ("linear", "linear/inference", "batchnorm", "multi_output", "keyword")
 
     def test_outputs_gradients_and_updates_match_eager(self):
-        """Float, int64 and bool outputs, gradients of parameters and inputs, buffers: eager's, for each model; the
-        module's own parameters get no gradient and its buffers keep their values."""
+        """Float, int64 and bool outputs, gradients of parameters and inputs, buffers: eager's, for each model (an
+        inference graph's outputs require no grad, even called with grad; a training graph called under no_grad
+        records autograd as eager with grad does); the module's own parameters get no gradient and its buffers
+        keep their values. Every call leaves the caller's grad mode as it was (checked in :func:`run`)."""
         new_keywords = inputs(values((4, 3), start=5), shift=-values((2,)), scale=torch.tensor(-3.0))
-        for label, name, make, calls in [
-                ("linear", "linear", None, 1), ("multi-output, x requires grad", "multi_output", None, 1),
-                ("BatchNorm, two calls", "batchnorm", inputs(values((5, 3), start=3) / 2), 2),
-                ("keyword, new keyword values in another order", "keyword", new_keywords, 1)]:
+        for label, name, make, calls, grad in [
+                ("linear", "linear", None, 1, True), ("multi-output, x requires grad", "multi_output", None, 1, True),
+                ("BatchNorm, two calls", "batchnorm", inputs(values((5, 3), start=3) / 2), 2, True),
+                ("keyword, new keyword values in another order", "keyword", new_keywords, 1, True),
+                ("inference graph called with grad enabled", "linear/inference", None, 1, True),
+                ("training graph called under no_grad: records autograd", "multi_output", None, 1, False)]:
             with self.subTest(label):
                 exported = shared(name)
-                self.assert_matches_eager(label, exported, make, calls=calls)
+                self.assert_matches_eager(label, exported, make, calls=calls, grad=grad,
+                                          eager_grad=not name.endswith("inference"))
                 self.assert_value([n for n, p in exported.model.named_parameters() if p.grad is not None], [],
                                   f"{label}: module parameters that were not passed get no gradient")
                 self.assert_value([n for (n, b), r in zip(exported.model.named_buffers(), exported.reference.buffers())
                                    if not torch.equal(b.cpu(), r)], [], f"{label}: module buffers keep their values")
-
-    def test_a_training_graph_called_under_no_grad_still_records_autograd(self):
-        """Under no_grad a training graph runs with grad enabled: outputs require grad and backpropagate to eager's
-        gradients; the caller's no_grad is kept."""
-        exported = shared("multi_output")
-        params = leaf_copies(exported.model.parameters())
-        with torch.no_grad():
-            out = exported.compiled(*params, *exported.make(DEVICE)[0])
-            self.assertIs(torch.is_grad_enabled(), False, "caller's grad mode after the call")
-        self.assert_value([leaf.requires_grad for leaf in pytree.tree_leaves(out)], [True, True, False, False, False],
-                          "requires_grad of the outputs (float leaves only)")
-        self.assert_matches_eager("training graph under no_grad", exported, grad=False, eager_grad=True)
 
     def test_changed_parameters_give_the_new_result(self):
         """The callable reads the parameters passed at each call: in-place edits and other tensors both show."""
@@ -597,8 +583,7 @@ def add_as_subtraction(calls):
 
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsParameters(AotTestCase):
-    """Every keyword of export and compile on the installed torch takes effect. (Both call forms, args as a tuple
-    with kwargs positional or a list with kwargs by keyword, are used by the shared exports.)"""
+    """Every keyword of export and compile on the installed torch takes effect (both call forms: shared exports)."""
 
     shared_exports = ("linear", "linear/inference", "keyword", "input_mutation")
 
@@ -625,36 +610,29 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
         self.assertTrue({"aten.sub.Tensor", "aten.neg.default"} <= set(ops), f"sub/neg in the graph: {ops}")
         self.assert_matches_eager("decomposed graph", exported)
 
-    def check_input_mutation_applied_once(self, label, exported):
-        """compiled(weight, x) doubles x once per call and returns 2x * weight, as eager does, over two calls."""
-        self.assert_matches_eager(label, exported, inputs(torch.tensor([1.0, -2.0, 3.0])), grad=False, calls=2)
-
-    def test_keep_inference_input_mutations_puts_the_copy_into_the_graph(self):
-        """keep_inference_input_mutations=True: the graph ends in aten.copy_ and returns no mutated input."""
-        d = descriptors()
+    def test_input_mutation_keywords_shape_the_graph_and_apply_the_mutation_once(self):
+        """keep_inference_input_mutations=True ends the graph in aten.copy_ and returns no mutated input;
+        disable_functionalization=True keeps aten.mul_ (from 2.11; 2.10 ignores it, 2.9.1 refuses it). Each
+        callable doubles x once per call and returns 2x * weight, as eager does, over two calls."""
+        d = aot_module("descriptors")
         mutated_x = d.InputMutationAOTOutput(mutated_input=d.PlainAOTInput(idx=0))
-        for label, name, kept in [("default", "input_mutation", False),
-                                  ("keep_inference_input_mutations=True", "input_mutation/keep", True)]:
-            with self.subTest(label):
-                exported = shared(name)
-                ops, outputs = graph_ops(exported.joint.graph_module), output_descriptors(exported.joint.graph_module)
-                self.assert_value("aten.copy_.default" in ops, kept, f"{label}: aten.copy_ in the graph {ops}")
-                self.assert_value(mutated_x in outputs, not kept, f"{label}: the graph returns x's new value")
-                self.check_input_mutation_applied_once(label, exported)
-
-    def test_disable_functionalization_keeps_the_in_place_op(self):
-        """disable_functionalization=True keeps aten.mul_ in the graph (from 2.11; 2.10 accepts and ignores it)."""
-        for label, name, in_place in [("default", "input_mutation", False), ("disable_functionalization=True",
-                                      "input_mutation/disable", DISABLE_FUNCTIONALIZATION_TAKES_EFFECT)]:
+        for label, name, copy_op, mul_op in [
+                ("default", "input_mutation", False, False), ("keep_inference_input_mutations=True",
+                                                              "input_mutation/keep", True, False),
+                ("disable_functionalization=True", "input_mutation/disable", False,
+                 DISABLE_FUNCTIONALIZATION_TAKES_EFFECT)]:
             with self.subTest(label):
                 if name.endswith("disable") and "disable_functionalization" not in EXPORT_KEYWORDS:
                     with self.assert_raises_exactly(TypeError, f"{label} on {torch.__version__}", "disable_func"):
                         shared(name)
                     continue
                 exported = shared(name)
-                ops = graph_ops(exported.joint.graph_module)
-                self.assert_value("aten.mul_.Tensor" in ops, in_place, f"{label}: aten.mul_ in the graph {ops}")
-                self.check_input_mutation_applied_once(label, exported)
+                ops, outputs = graph_ops(exported.joint.graph_module), output_descriptors(exported.joint.graph_module)
+                self.assert_value(("aten.copy_.default" in ops, "aten.mul_.Tensor" in ops), (copy_op, mul_op),
+                                  f"{label}: (aten.copy_, aten.mul_) in the graph {ops}")
+                if not name.endswith("disable"):
+                    self.assert_value(mutated_x in outputs, not copy_op, f"{label}: the graph returns x's new value")
+                self.assert_matches_eager(label, exported, inputs(torch.tensor([1.0, -2.0, 3.0])), grad=False, calls=2)
 
     def test_ignore_shape_env_keeps_int_inputs_out_of_the_shape_env(self):
         """With fake inputs under a ShapeEnv an int input becomes a SymInt placeholder, unless ignore_shape_env."""
@@ -675,8 +653,7 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
         """_record_nn_module_stack=True (2.10+) tags every op with the module stack and the torch function;
         _disable_torch_fn_metadata_mode=True (2.11+) drops the torch-function tag. The ops are unchanged."""
         exported = shared("linear/inference")
-        module_stack = [("", f"{Model.__module__}.{Model.__qualname__}"),
-                        ("proj", "torch.nn.modules.linear.Linear")]
+        module_stack = [("", f"{Model.__module__}.{Model.__qualname__}"), ("proj", "torch.nn.modules.linear.Linear")]
         for label, options, expected in [
                 ("default", {}, (None, None)),
                 ("_record_nn_module_stack", {"_record_nn_module_stack": True},
@@ -849,6 +826,32 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                     Exported(MODELS["sparse"], make)
 
 
+# --------------------------------------------------------------------------- tensor subclasses
+def two_tensor_input(device):
+    from torch.testing._internal.two_tensor import TwoTensor  # torch's own traceable wrapper subclass
+    return (TwoTensor(values((2, 3), start=1).to(device), values((2, 3), start=4).to(device) / 2),), None
+
+
+@requires_api(EXPORT_API, since="2.9")
+class TestAotJointWithDescriptorsSubclasses(AotTestCase):
+    """A traceable tensor subclass (TwoTensor, two inner tensors) as input: one primal per inner tensor."""
+
+    def test_a_two_tensor_input_is_desugared_per_inner_tensor_and_rebuilt(self):
+        """Descriptors name args[0].a/.b and the .a/.b of the tangent and each gradient, answering as their base;
+        fx_utils refuses the graph (RuntimeError); the callable returns a TwoTensor, its parts and gradients eager's."""
+        d, exported = aot_module("descriptors"), Exported(MODELS["linear"], two_tensor_input)
+        gm, params = exported.joint.graph_module, [d.ParamAOTInput(target=n) for n in ("proj.weight", "proj.bias")]
+        ins = [d.PlainAOTInput(idx=0), d.TangentAOTInput(output=d.PlainAOTOutput(idx=0))]
+        outs = [d.PlainAOTOutput(idx=0)] + [d.GradAOTOutput(grad_of=p) for p in params]
+        self.assert_value(([desc for _, desc in placeholders(gm)], output_descriptors(gm)), (
+            params + [d.SubclassGetAttrAOTInput(base=base, attr=attr) for base in ins for attr in "ab"],
+            [d.SubclassGetAttrAOTOutput(base=base, attr=attr) for base in outs for attr in "ab"] + [None]), "descs")
+        self.assert_descriptor_queries("TwoTensor", gm)
+        with self.assert_raises_exactly(RuntimeError, "fx_utils of a subclass graph", "Subclasses are currently"):
+            aot_module("fx_utils").get_all_input_and_grad_nodes(gm.graph)
+        self.assert_matches_eager("TwoTensor input", exported)
+
+
 # --------------------------------------------------------------------------- sizes
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsSizes(AotTestCase):
@@ -970,9 +973,8 @@ class TestAotJointWithDescriptorsBadInput(AotTestCase):
                 ("no arguments", TOO_FEW_ERROR, lambda: lin.compiled()),
                 ("parameters only", TOO_FEW_ERROR, lambda: lin.compiled(*params)),
                 ("one parameter left out", TOO_FEW_ERROR, lambda: lin.compiled(params[0], x)),
-                ("a string for x", RuntimeError, lambda: lin.compiled(*params, "x")),
-                ("None for x", RuntimeError, lambda: lin.compiled(*params, None)),
-                ("an int for x", RuntimeError, lambda: lin.compiled(*params, 3)),
+                *[(f"{kind} for x", RuntimeError, lambda v=v: lin.compiled(*params, v))
+                  for kind, v in [("a string", "x"), ("None", None), ("an int", 3)]],
                 ("a 1-d x", RuntimeError, lambda: lin.compiled(*params, x[0])),
                 ("x of the wrong inner size", RuntimeError, lambda: lin.compiled(*params, x.t())),
                 ("a float64 x", RuntimeError, lambda: lin.compiled(*params, x.double())),
