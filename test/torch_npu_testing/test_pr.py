@@ -313,11 +313,11 @@ def test_template_sections_boxes_and_task_section_places():
     parsed = template.parse(TEMPLATE + "\n# 【新章节】\n> new hint\n- [ ] new box\n")
     assert [s["title"] for s in parsed][-2:] == ["【CheckList】", "【新章节】"]
     assert parsed[0]["checkboxes"] == ["需求", "issue/工单", "资料更新"] and parsed[0]["hints"] == ["> hint: link the issue"]
-    order = [title for title, _ in template.layout({"sections": parsed})]
+    order = template.layout({"sections": parsed})
     assert order == ORDER + ["【新章节】"]
     # a template without 【功能验证】: the upstream section goes before the last section
     short = [s for s in parsed if s["title"] not in ("【功能验证】", "【新章节】")]
-    assert [t for t, _ in template.layout({"sections": short})][-2:] == ["【upstream patch 实跑日志】", "【CheckList】"]
+    assert template.layout({"sections": short})[-2:] == ["【upstream patch 实跑日志】", "【CheckList】"]
 
 
 def test_an_unknown_template_section_and_box_stay_open_and_are_problems():

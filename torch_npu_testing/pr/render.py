@@ -53,7 +53,7 @@ def body(facts, title, options):
 
 def render_once(facts, options):
     lines = problems_block(facts) + header_lines(facts, options)
-    for title, _source in layout(facts["template"]):
+    for title in layout(facts["template"]):
         level = "#" * next((s["level"] for s in facts["template"]["sections"] if s["title"] == title), 1)
         lines += [f"{level} {title}", ""] + body(facts, title, options)
     return "\n".join(lines).rstrip() + "\n"

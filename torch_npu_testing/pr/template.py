@@ -66,16 +66,12 @@ def read(ascend):
 
 
 def layout(template):
-    """``[(title, source)]``: the template's sections in order with the task sections placed after their
-    anchors; ``source`` is ``"template"`` or ``"task"``."""
-    titles = [section["title"] for section in template["sections"]]
+    """The section titles in order: the template's, with the task sections placed after their anchors."""
     order = []
-    for title in titles:
-        order.append((title, "template"))
-        order += [(task, "task") for task in TASK_SECTIONS.get(title, ())]
-    placed = {title for title, _ in order}
-    missing = [task for tasks in TASK_SECTIONS.values() for task in tasks if task not in placed]
+    for section in template["sections"]:
+        order += [section["title"], *TASK_SECTIONS.get(section["title"], ())]
+    missing = [task for tasks in TASK_SECTIONS.values() for task in tasks if task not in order]
     if missing:
         at = len(order) - 1 if order else 0
-        order[at:at] = [(task, "task") for task in missing]
+        order[at:at] = missing
     return order
