@@ -481,17 +481,17 @@ class TestAotExportJointWithDescriptors(AotTestCase):
             with self.subTest(label):
                 exported, gm, training = shared(label), shared(label).joint.graph_module, label != "linear/inference"
                 params, buffers = parameter_names(exported.model), buffer_names(exported.model)
-                (args, kwargs), j, m, args_ = exported.make("cpu"), exported.joint, exported.model, exported.args
+                (args, kwargs), joint, model = exported.make("cpu"), exported.joint, exported.model
                 kwargs = kwargs or {}
                 user, eager_out = list(args) + list(kwargs.values()), copy.deepcopy(exported.reference)(*args, **kwargs)
-                in_spec = pytree.tree_structure(([*m.parameters(), *m.buffers(), *args_], exported.kwargs or {}))
-                self.assert_value((j.params_spec, j.buffers_spec, j.in_spec, j.out_spec, type(j.params_spec)), (
-                    params, buffers, in_spec, pytree.tree_structure(eager_out), list), f"{label}: specs")
+                in_spec = pytree.tree_structure(([*model.parameters(), *model.buffers(), *args], kwargs))
+                self.assert_value((joint.params_spec, joint.buffers_spec, joint.in_spec, joint.out_spec,
+                                   type(joint.params_spec), isinstance(gm, torch.fx.GraphModule)),
+                                  (params, buffers, in_spec, pytree.tree_structure(eager_out), list, True), label)
                 eager = pytree.tree_leaves(eager_out)
                 primals = ([d.ParamAOTInput(target=n) for n in params] + [d.BufferAOTInput(target=n) for n in buffers]
                            + [d.PlainAOTInput(idx=i) for i in range(len(user))])
-                needs_grad = [t.requires_grad for t in list(exported.model.parameters()) + [torch.ones(0)] * len(
-                    buffers) + user] if training else []
+                needs_grad = [t.requires_grad for t in [*model.parameters(), *model.buffers(), *user] if training]
                 floats = [j for j, leaf in enumerate(eager) if leaf.is_floating_point() and training]
                 tangents = [d.TangentAOTInput(output=d.PlainAOTOutput(idx=j)) for j in floats]
                 names = [f"primals_{i + 1}" if training else f"arg{i}_1" for i in range(len(primals))] + [
