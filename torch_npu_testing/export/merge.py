@@ -40,11 +40,15 @@ class Merged:
     theirs: str = ""                            # their text: the file without the kit's block
 
 
+def test_methods(tree):
+    """``(class node, method node)`` of every top-level class method whose name starts with ``test``."""
+    return [(node, item) for node in tree.body if isinstance(node, ast.ClassDef) for item in node.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test")]
+
+
 def test_ids(tree):
-    """``Class.test_x`` for every top-level class method whose name starts with ``test``."""
-    return [f"{node.name}.{item.name}" for node in tree.body if isinstance(node, ast.ClassDef)
-            for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and item.name.startswith("test")]
+    """``Class.test_x`` of every :func:`test_methods` entry."""
+    return [f"{cls.name}.{method.name}" for cls, method in test_methods(tree)]
 
 
 def remove_block(text, where="file"):

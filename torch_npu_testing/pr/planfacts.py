@@ -11,6 +11,7 @@ import hashlib
 import os
 
 from ..export import plan as export_plan
+from ..export.merge import test_methods
 
 TEST_FILE = export_plan.TEST_FILE
 UPSTREAM_PATCH = export_plan.UPSTREAM_PATCH
@@ -29,16 +30,11 @@ def first_doc_line(node):
 
 def test_outline(text):
     """``[{"class", "line", "tests": [{"name", "line", "doc"}]}]``: each test class and test, docstring line 1."""
-    outline = []
-    for node in ast.parse(text).body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        tests = [{"name": item.name, "line": item.lineno, "doc": first_doc_line(item)}
-                 for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and item.name.startswith("test")]
-        if tests:
-            outline.append({"class": node.name, "line": node.lineno, "tests": tests})
-    return outline
+    outline = {}  # by class node: two classes of one name stay apart
+    for cls, method in test_methods(ast.parse(text)):
+        entry = outline.setdefault(cls, {"class": cls.name, "line": cls.lineno, "tests": []})
+        entry["tests"].append({"name": method.name, "line": method.lineno, "doc": first_doc_line(method)})
+    return list(outline.values())
 
 
 def file_facts(target, kit_root):
