@@ -38,9 +38,21 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=help_text, description=help_text)
-        command_parser.set_defaults(_module=module_name)
+        entry = sub.add_parser(name, help=help_text, description=help_text)
+        entry.set_defaults(_module=module_name)
     return parser
+
+
+def command_parser(name):
+    """``(module, parser)`` of one command: its module imported, its own argument parser built.
+
+    The one place a command's parser is made: ``main`` parses with it and the docs check of the unit
+    tests reads every command line of README.md and docs/ with it.
+    """
+    module = importlib.import_module(COMMANDS[name][0])
+    parser = argparse.ArgumentParser(prog=f"python -m torch_npu_testing {name}", description=COMMANDS[name][1])
+    module.add_arguments(parser)
+    return module, parser
 
 
 def main(argv=None):
@@ -48,11 +60,8 @@ def main(argv=None):
     parser = build_parser()
     # Only the chosen command's module is imported (the others may need torch).
     if argv and argv[0] in COMMANDS:
-        module = importlib.import_module(COMMANDS[argv[0]][0])
-        command_parser = argparse.ArgumentParser(
-            prog=f"python -m torch_npu_testing {argv[0]}", description=COMMANDS[argv[0]][1])
-        module.add_arguments(command_parser)
-        args = command_parser.parse_args(argv[1:])
+        module, parser = command_parser(argv[0])
+        args = parser.parse_args(argv[1:])
     else:
         parser.parse_args(argv)  # prints usage / help and exits
         return 2
