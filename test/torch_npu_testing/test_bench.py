@@ -19,6 +19,8 @@ import pytest
 from torch_npu_testing.suite import bench
 from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.common.errors import UsageError
+from torch_npu_testing.common.layout import TABLE_REL
+from torch_npu_testing.common.table import TABLE_FORMAT
 
 FILES = ["test/functorch/a_api.py", "test/functorch/b_api.py", "test/functorch/c_api.py",
          "test/npu/test_d.py"]
@@ -30,11 +32,20 @@ def parse(argv):
     return parser.parse_args(argv)
 
 
-def make_root(tmp_path, files=FILES, body="import sys\n"):
+def make_root(tmp_path, files=FILES, body="import sys\n", table=True):
+    """A checkout whose own table names ``files`` (what bench, like suite, runs by default), each holding
+    ``body``; ``table=False``: no table (a ``torch_npu_testing`` folder in the cwd of a real subprocess would
+    hide the kit's package)."""
     for path in files:
         target = tmp_path / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body)
+    if not table:
+        return tmp_path
+    table = tmp_path / TABLE_REL
+    table.parent.mkdir(parents=True, exist_ok=True)
+    table.write_text(json.dumps({"format": TABLE_FORMAT, "apis": [{"name": f"torch.made_up_{index}", "test_file": path}
+                                                                  for index, path in enumerate(files)]}))
     return tmp_path
 
 
@@ -202,9 +213,15 @@ def test_tox_requires_an_existing_env(tmp_path):
 
 
 def test_missing_file_and_empty_root_are_usage_errors(tmp_path):
-    """An explicit file that does not exist, or no discoverable files, stops before any timing."""
+    """An explicit file that does not exist, a table with no files or one missing on disk, stops before any
+    timing."""
+    make_root(tmp_path, files=[])
     with pytest.raises(UsageError, match="no test files found"):
         bench.main(parse(["--root", str(tmp_path)]), timer=FakeTimer({}))
+    make_root(tmp_path / "gone", files=FILES[:1])
+    (tmp_path / "gone" / FILES[0]).unlink()
+    with pytest.raises(UsageError, match=f"^{FILES[0]}, the test_file of torch.made_up_0 in .*, does not exist"):
+        bench.main(parse(["--root", str(tmp_path / "gone")]), timer=FakeTimer({}))
     with pytest.raises(UsageError, match="no such test file: nope.py"):
         bench.main(parse(["--root", str(tmp_path), "--files", "nope.py"]), timer=FakeTimer({}))
 
@@ -293,9 +310,10 @@ def test_real_run_over_a_tiny_synthetic_suite(tmp_path, capsys, monkeypatch):
         if name in ("IN_CI", "TORCH_DEVICE_BACKEND_AUTOLOAD") or name.startswith("TORCH_NPU_TESTING_"):
             monkeypatch.delenv(name)
     root = make_root(tmp_path / "root", files=["test/functorch/tiny_api.py", "test/npu/test_tiny.py"],
-                     body=TINY_TEST)
+                     body=TINY_TEST, table=False)
     out = tmp_path / "bench.json"
-    status = cli_main(["bench", "--root", str(root), "--repeat", "1", "--warmup", "0", "--json", str(out)])
+    status = cli_main(["bench", "--root", str(root), "--repeat", "1", "--warmup", "0", "--json", str(out),
+                       "--files", "test/functorch/tiny_api.py", "test/npu/test_tiny.py"])
     captured = capsys.readouterr()
     assert status == 0, captured.err
     report = json.loads(out.read_text())

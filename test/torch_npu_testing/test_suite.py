@@ -8,8 +8,10 @@ setUpClass); counts and the closing line "N passed, N failed, N skipped (T tests
 cases; the exit status is 1 when anything failed; each file's sha256 is its content's; the grad-mode
 files (GRAD_MODE_FILES, by relative path) run again with grad mode disabled at start; IN_CI=1 writes
 JUnit XML with one testcase per case; a missing file or no files at all is a one-line error with exit
-status 2. Runs are in process (torch is imported once by this test process); one real subprocess
-checks the command line itself.
+status 2. Without file arguments the files are the table's (each API's ``test_file`` in the checkout's
+``torch_npu_testing/common/table.json``): a file in a new folder runs with no code edit, a table file missing
+on disk is a one-line error, a test file on disk that no API names is not run and said so once. Runs are in
+process (torch is imported once by this test process); one real subprocess checks the command line itself.
 """
 import hashlib
 import io
@@ -21,6 +23,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from torch_npu_testing.common import results as results_model
+from torch_npu_testing.common.layout import TABLE_REL
+from torch_npu_testing.common.table import TABLE_FORMAT
 from torch_npu_testing.suite import run as suite
 from torch_npu_testing.common.errors import UsageError
 
@@ -130,6 +134,12 @@ def write(root, relative, text):
     return path
 
 
+def write_table(root, *files):
+    """A checkout's own table naming ``files`` as the test files of made-up APIs."""
+    apis = [{"name": f"torch.made_up_{index}", "test_file": rel} for index, rel in enumerate(files)]
+    return write(root, TABLE_REL, json.dumps({"format": TABLE_FORMAT, "apis": apis}))
+
+
 def sha256(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -160,17 +170,24 @@ def test_grad_mode_files_name_the_upstream_file():
 
 # --------------------------------------------------------------------------- the command line, for real
 def test_passing_run_discovers_files_and_reruns_grad_mode_file(tmp_path, run_python):
-    """No file arguments: the default globs are discovered under cwd; everything passes -> exit 0; the
-    grad-mode file (same relative path as in the repo) runs again with grad mode disabled at start; the
-    closing line counts cases (the subtests of test_table) and says how many tests and cases."""
+    """No file arguments: the table's files are run from cwd, a file in a folder no code names included; a
+    test file on disk that no API names is not run, said once; everything passes -> exit 0; the grad-mode file
+    (same relative path as in the repo) runs again with grad mode disabled at start; the closing line counts
+    cases (the subtests of test_table) and says how many tests and cases."""
     write(tmp_path, GRAD_FILE, GRAD_MODE_FILE)
-    api = write(tmp_path, "test/functorch/test_ok_api.py", PASSING_API_FILE)
+    api = write(tmp_path, "test/linalg/test_ok_api.py", PASSING_API_FILE)
+    write_table(tmp_path, "test/linalg/test_ok_api.py", GRAD_FILE)
     write(tmp_path, "test/functorch/helper.py", "raise SystemExit('not a test file')\n")
-    write(tmp_path, "test/npu/not_a_test.py", "raise SystemExit('not a test file')\n")
+    write(tmp_path, "test/nn/test_stray_api.py", "raise SystemExit('not in the table')\n")
+    write(tmp_path, "test/torch_npu_testing/test_unit.py", "raise SystemExit('a unit test of the kit')\n")
     result = run_suite_cli(run_python, tmp_path, "--results", "out/r.json", "--env", "unit-a",
-                           TORCH_NPU_TESTING_DEVICE="cpu")
+                           TORCH_NPU_TESTING_DEVICE="cpu", PYTHONPATH=REPO_ROOT)  # the table's folder is no package
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines()[0].startswith("python     ")  # the probe comes first
+    assert result.stderr.splitlines()[0] == (f"not run (no API of {tmp_path / TABLE_REL} names them as its "
+                                             "test_file): "
+                                             "test/nn/test_stray_api.py")
+    assert result.stderr.count("not run (") == 1
+    assert result.stderr.splitlines()[1].startswith("python     ")  # then the probe
     assert result.stderr.rstrip().splitlines()[-1] == "9 passed, 0 failed, 0 skipped (6 tests, 9 cases)"
     assert [line for line in result.stdout.splitlines() if line.startswith("GRAD_AT_START")] == [
         "GRAD_AT_START True", "GRAD_AT_START False"]
@@ -181,7 +198,7 @@ def test_passing_run_discovers_files_and_reruns_grad_mode_file(tmp_path, run_pyt
                                   "--results", "out/r.json", "--env", "unit-a"]
     assert os.path.samefile(results["cwd"], tmp_path)
     assert [(r["path"], r["initial_grad_mode"]) for r in results["runs"]] == [
-        ("test/functorch/test_ok_api.py", True), (GRAD_FILE, True), (GRAD_FILE, False)]
+        ("test/linalg/test_ok_api.py", True), (GRAD_FILE, True), (GRAD_FILE, False)]
     assert results["runs"][0]["sha256"] == sha256(api)
     assert results["runs"][1]["sha256"] == results["runs"][2]["sha256"] == sha256(tmp_path / GRAD_FILE)
     assert [case["subtest"] for case in results["runs"][0]["cases"] if "subtest" in case] == [
@@ -292,22 +309,46 @@ def test_interpreter_without_torch_is_a_one_line_error(tmp_path, run_python):
 
 
 def test_no_files_is_a_one_line_error(tmp_path, monkeypatch, capsys):
-    """No file arguments and nothing matching the default globs: exit 2, one line saying where it looked."""
+    """No file arguments and a table that names no test file: exit 2, one line naming the table."""
+    write_table(tmp_path)
     code, _, err = suite_in_process(monkeypatch, capsys, tmp_path)
     assert code == 2
-    assert err == (f"torch_npu_testing: error: no test files found (looked for "
-                   f"{', '.join(suite.DEFAULT_TEST_GLOBS)} under {tmp_path})\n")
+    assert err == f"torch_npu_testing: error: no test files found: the table {tmp_path / TABLE_REL} names none\n"
+
+
+def test_a_table_file_missing_on_disk_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+    """The table names a file that is not there: exit 2, one line naming the file, its API and the table;
+    nothing run, no results written."""
+    write(tmp_path, "test/npu/test_here.py", PASSING_API_FILE)
+    write_table(tmp_path, "test/npu/test_here.py", "test/nn/test_gone_api.py")
+    code, out, err = suite_in_process(monkeypatch, capsys, tmp_path, "--results", "r.json")
+    assert code == 2 and out == "" and not (tmp_path / "r.json").exists()
+    assert err == (f"torch_npu_testing: error: test/nn/test_gone_api.py, the test_file of torch.made_up_1 in "
+                   f"{tmp_path / TABLE_REL}, does not exist under {tmp_path}\n")
+
+
+def test_a_table_that_is_not_one_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+    write(tmp_path, TABLE_REL, "{not json")
+    code, _, err = suite_in_process(monkeypatch, capsys, tmp_path)
+    assert code == 2 and err.count("\n") == 1 and "not valid JSON" in err
 
 
 # --------------------------------------------------------------------------- helpers, in process
-def test_discover_matches_only_the_default_globs(tmp_path):
-    """discover() returns sorted relative paths of test/functorch/*_api.py and test/npu/test_*.py."""
-    for relative in ["test/npu/test_b.py", "test/functorch/test_z_api.py", "test/functorch/test_a_api.py",
-                     "test/functorch/test_helper.py", "test/npu/helper.py", "test/other/test_c_api.py"]:
+def test_discover_takes_the_tables_files_in_table_order(tmp_path):
+    """discover() returns each API's test_file once, in table order, in any folder; a checkout without a
+    table of its own reads the installed kit's; not_in_table() lists test files on disk no API names,
+    leaving out the kit's own tests and files not named test_*.py."""
+    for relative in ["test/npu/test_b.py", "test/functorch/test_z_api.py", "test/linalg/test_det_api.py",
+                     "test/functorch/test_helper.py", "test/npu/helper.py", "test/in_env/test_this_env.py"]:
         write(tmp_path, relative, "")
-    assert suite.discover(str(tmp_path)) == [
-        "test/functorch/test_a_api.py", "test/functorch/test_z_api.py", "test/npu/test_b.py"]
-    assert suite.discover(str(tmp_path / "nowhere")) == []
+    write_table(tmp_path, "test/npu/test_b.py", "test/linalg/test_det_api.py", "test/npu/test_b.py")
+    files = suite.discover(str(tmp_path))
+    assert files == ["test/npu/test_b.py", "test/linalg/test_det_api.py"]
+    assert suite.not_in_table(str(tmp_path), files) == ["test/functorch/test_helper.py",
+                                                        "test/functorch/test_z_api.py"]
+    from torch_npu_testing.common import table
+    assert suite.table_of(str(tmp_path / "nowhere")) == table.TABLE_PATH
+    assert suite.discover(REPO_ROOT) == table.test_files()
 
 
 def test_sha256_of_reads_the_whole_file(tmp_path):
@@ -347,6 +388,7 @@ def test_main_usage_errors_in_process(tmp_path, monkeypatch):
     parser = argparse.ArgumentParser()
     suite.add_arguments(parser)
     monkeypatch.chdir(tmp_path)
+    write_table(tmp_path)
     with pytest.raises(UsageError, match="^no test files found"):
         suite.main(parser.parse_args([]))
     with pytest.raises(UsageError, match="^no such test file: gone.py$"):

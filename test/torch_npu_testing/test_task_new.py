@@ -149,3 +149,23 @@ def test_search_suggests_the_path_and_an_existing_table_file_is_joined(kit, tmp_
     assert main(["new", "torch.enable_grad.clone", "--path", grad, "--kit", str(kit)]) == 0
     assert (kit / grad).read_text() == "kept\n" and table_apis(kit)[-1]["test_file"] == grad
     assert "already a test file of the kit" in capsys.readouterr().out
+
+
+def test_a_folder_is_made_only_where_the_ascend_branch_has_it_or_with_mkdir(kit, tmp_path, monkeypatch, capsys):
+    """A --path folder the kit lacks: refused (nothing changed, no stray folder) unless the --ascend branch has
+    it (test/npu on master) or --mkdir asks; either way the file is written and joins the table."""
+    monkeypatch.setattr(locate, "locate_all", lambda name, pythons: fake_rows("2.7.1"))
+    shutil.rmtree(kit / "test" / "npu")
+    clone = clone_of(make_ascend(tmp_path / "origin"), tmp_path / "clone")
+    before = snapshot(kit)
+    assert main(["new", "torch.x.y", "--path", "test/nnn/test_y_api.py", "--ascend", str(clone),
+                 "--kit", str(kit)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "folder test/nnn does not exist in" in err and "nor on master of" in err, err
+    assert "give --mkdir" in err and snapshot(kit) == before and not (kit / "test" / "nnn").exists()
+    assert main(["new", "torch.x.y", "--path", "test/npu/test_y_api.py", "--ascend", str(clone),
+                 "--kit", str(kit)]) == 0
+    assert (kit / "test/npu/test_y_api.py").is_file()
+    assert main(["new", "torch.x.z", "--path", "test/nn/test_z_api.py", "--mkdir", "--kit", str(kit)]) == 0
+    assert (kit / "test/nn/test_z_api.py").is_file()
+    assert [api["test_file"] for api in table_apis(kit)[-2:]] == ["test/npu/test_y_api.py", "test/nn/test_z_api.py"]

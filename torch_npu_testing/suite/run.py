@@ -6,7 +6,8 @@ This is what every tox branch env runs. One process pays the ``import torch`` co
 per file. The run:
 
 1. prints the environment probe (:mod:`torch_npu_testing.probe`) once;
-2. loads each test file by path and runs its tests verbosely (skip reasons shown), recording every
+2. loads each test file by path (default: each API's ``test_file`` in the one table; a file on disk that no
+   API names is not run, and the run says so once) and runs its tests verbosely (skip reasons shown), recording every
    test case's outcome, passing subtests included (:mod:`torch_npu_testing.common.results`);
 3. runs the grad-mode files again with the main thread's grad mode *disabled* before the first test,
    the grad-mode isolation probe (a file must not depend on the process's initial grad mode);
@@ -31,19 +32,51 @@ import sys
 import time
 import unittest
 
-from ..common import results
+from ..common import results, table
+from ..common.errors import UsageError
 from ..common.results import sha256_of
 from ..common.atomic import write_text_atomic
 
-from ..common.layout import GRAD_MODE_FILES, TEST_GLOBS as DEFAULT_TEST_GLOBS
+from ..common.layout import GRAD_MODE_FILES, TABLE_REL, TEST_FILE_GLOB, TEST_ROOT, TOOL_TEST_DIRS
+
+DEFAULT_FILES_TEXT = f"each API's test_file in {TABLE_REL}"
 
 
-def discover(root=".", patterns=DEFAULT_TEST_GLOBS):
-    """The API test files under ``root``, as sorted paths relative to it."""
-    found = set()
-    for pattern in patterns:
-        found.update(os.path.relpath(path, root) for path in glob.glob(os.path.join(root, pattern)))
-    return sorted(found)
+def table_of(root):
+    """The table a run from ``root`` reads: the checkout's own (``root/TABLE_REL``, where ``new`` adds rows),
+    else the installed kit's."""
+    local = os.path.abspath(os.path.join(root, TABLE_REL))
+    return local if os.path.isfile(local) else table.TABLE_PATH
+
+
+def discover(root="."):
+    """The API test files of the table (each API's ``test_file``, in table order, once), relative to ``root``.
+
+    The table is the one list: a file in a new folder runs once its API has a row, with no code edit.
+    UsageError (one line) when the table names no file or a file it names is not on disk under ``root``."""
+    path = table_of(root)
+    try:
+        entries = table.load_apis(path)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    files = list(dict.fromkeys(entry["test_file"] for entry in entries if entry["test_file"]))
+    if not files:
+        raise UsageError(f"no test files found: the table {path} names none")
+    for rel in files:
+        if not os.path.isfile(os.path.join(root, rel)):
+            api = next(entry["name"] for entry in entries if entry["test_file"] == rel)
+            raise UsageError(f"{rel}, the test_file of {api} in {path}, does not exist under {os.path.abspath(root)}")
+    return files
+
+
+def not_in_table(root, files):
+    """Files on disk that look like API test files (``test/**/test_*.py`` outside the kit's own tests) and are
+    not among ``files``: sorted, relative to ``root``. The suite does not run them and says so once."""
+    listed = {os.path.normpath(rel) for rel in files}
+    own = tuple(os.path.normpath(folder) + os.sep for folder in TOOL_TEST_DIRS)
+    found = glob.glob(os.path.join(root, TEST_ROOT, "**", TEST_FILE_GLOB), recursive=True)
+    rels = (os.path.normpath(os.path.relpath(path, root)) for path in found)
+    return sorted(rel for rel in rels if rel not in listed and not rel.startswith(own))
 
 
 def load_module(path):
@@ -246,7 +279,7 @@ def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_cal
 
 
 def add_arguments(parser):
-    parser.add_argument("files", nargs="*", help=f"test files (default: {' '.join(DEFAULT_TEST_GLOBS)})")
+    parser.add_argument("files", nargs="*", help=f"test files (default: {DEFAULT_FILES_TEXT})")
     parser.add_argument("--results", help="write the results JSON here")
     parser.add_argument("--env", help="env name stored in the results (default: $TOX_ENV_NAME)")
     parser.add_argument("--api-calls", action="store_true",
@@ -258,14 +291,14 @@ def add_arguments(parser):
 
 
 def main(args):
-    from ..common.errors import UsageError
-
     if importlib.util.find_spec("torch") is None:
         raise UsageError(f"torch is not installed in {sys.executable} (`tox -e installed` uses the interpreter's "
                          "own torch: install torch / torch_npu there, or use a branch env such as `tox -e master_213`)")
     paths = args.files or discover()
-    if not paths:
-        raise UsageError(f"no test files found (looked for {', '.join(DEFAULT_TEST_GLOBS)} under {os.getcwd()})")
+    unlisted = [] if args.files else not_in_table(".", paths)
+    if unlisted:
+        print(f"not run (no API of {table_of('.')} names them as its test_file): {', '.join(unlisted)}",
+              file=sys.stderr)
     missing = [p for p in paths if not os.path.isfile(p)]
     if missing:
         raise UsageError(f"no such test file: {missing[0]}")

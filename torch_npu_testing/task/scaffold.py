@@ -28,14 +28,13 @@ JSON (``--json PATH``)::
     {"format": "torch_npu_testing.new/1", "api": NAME, "path": PATH, "suggested_by": TEXT|null, "since": "2.9"|null,
      "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows], "written": [PATH...]}
 """
-import fnmatch
 import json
 import os
 import re
 import sys
 
 from ..common.errors import UsageError
-from ..common.layout import TEST_GLOBS as DEFAULT_TEST_GLOBS
+from ..common.layout import TABLE_REL
 from ..export.kitfile import KIT_HEADER
 from ..runtime.carried import parse_version
 from . import apiname, gitrefs, jsonfile, locate
@@ -143,9 +142,6 @@ def since_from(rows):
     return ".".join(found[0]["torch"].split(".")[:2]), [row["torch"] for row in found]
 
 
-TABLE_REL = "torch_npu_testing/common/table.json"
-
-
 def branch_scope(doc, api, since):
     """``(chosen, left_out)``: the table's supported branches whose oldest torch has the API, and why not."""
     chosen, left_out = [], {}
@@ -201,6 +197,8 @@ def add_arguments(parser):
                                        "on --ascend says the new tests belong)")
     parser.add_argument("--ascend", metavar="DIR", help="an Ascend/pytorch checkout: suggests --path by `search`")
     parser.add_argument("--branch", default="master", help="the branch of --ascend to search (default: master)")
+    parser.add_argument("--mkdir", action="store_true",
+                        help="create the --path folder under test/ when neither the kit nor the --ascend branch has it")
     parser.add_argument("--kit", default=locate.KIT_ROOT, help=f"the kit checkout (default: {locate.KIT_ROOT})")
     parser.add_argument("--python", action="append", default=[], metavar="PY",
                         help="interpreters to locate the API in (default: <kit>/.tox/*/bin/python, else this one)")
@@ -223,6 +221,22 @@ def choose_path(args):
     return rel, note
 
 
+def check_folder(args, kit, rel):
+    """The folder of ``rel`` is made only where the kit has it, the ``--ascend`` branch has it (Ascend's tree
+    is where the file goes), or ``--mkdir`` asks: a typo makes no stray folder. UsageError otherwise."""
+    folder = os.path.dirname(rel)
+    if os.path.isdir(os.path.join(kit, folder)) or args.mkdir:
+        return
+    where = ""
+    if args.ascend:
+        directory = gitrefs.check_ascend(args.ascend)
+        ref, _ = gitrefs.resolve_branch(directory, args.branch)
+        if gitrefs.list_tree(directory, ref, folder):
+            return
+        where = f" nor on {ref} of {args.ascend}"
+    raise UsageError(f"--path {rel}: folder {folder} does not exist in {kit}{where} (give --mkdir to create it)")
+
+
 def main(args):
     apiname.parse(args.api)
     jsonfile.check_json_target(args.json)
@@ -230,8 +244,7 @@ def main(args):
     kit = os.path.realpath(args.kit)
     if not os.path.isfile(os.path.join(kit, TABLE_REL)):
         raise UsageError(f"--kit {args.kit}: no {TABLE_REL} (give the kit checkout)")
-    if not os.path.isdir(os.path.dirname(os.path.join(kit, rel))):
-        raise UsageError(f"--path {rel}: folder {os.path.dirname(rel)} does not exist in {kit}")
+    check_folder(args, kit, rel)
     locate.check_pythons(args.python)
     pythons = args.python or locate.tox_interpreters(kit)
     rows = locate.locate_all(args.api, pythons)
@@ -262,6 +275,3 @@ def print_outcome(args, rel, note, rows, since, chosen, left_out, existing):
     print(f"Added {args.api} to {TABLE_REL} (test_file {rel}); export sends it to {', '.join(chosen) or 'no branch'}")
     for branch, reason in left_out.items():
         print(f"  left out of {branch}: {reason}")
-    if not any(fnmatch.fnmatch(rel, glob) for glob in DEFAULT_TEST_GLOBS):
-        print(f"Note: the suite looks for {', '.join(DEFAULT_TEST_GLOBS)}; extend TEST_GLOBS in "
-              "torch_npu_testing/common/layout.py for this folder")
