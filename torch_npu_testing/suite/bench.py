@@ -115,7 +115,7 @@ def tox_step(tox_argv, env_name, files, scratch_dir, explicit_files):
     """A ``tox -e ENV`` run whose results land in ``scratch_dir``, not in the user's results directory.
 
     Explicitly chosen files are passed on as tox posargs so tox runs the same files as the suite row;
-    without them the env runs its own default discovery (the same globs).
+    without them the env runs its own default discovery (the same table files).
     """
     argv = list(tox_argv) + ["-e", env_name]
     if explicit_files:
