@@ -505,6 +505,31 @@ class TestConfigPatchRestore(TestCase):
                                   "after the refused re-entry, the first entry is still active")
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after leaving the patch object")
 
+    def test_recursive_decorated_function_follows_installed_version(self):
+        """A function decorated with one patch that calls itself: from 2.12 every level runs patched (the value is
+        read after the inner call returns, before the outer returns); before 2.12 the inner call re-enters the
+        active patch object and raises AssertionError out of the outer call; either way restored after."""
+        calls = []
+
+        @config.patch(debug_assert=True)
+        def recurse(depth):
+            calls.append(depth)
+            seen = recurse(depth - 1) if depth else []
+            return seen + [(depth, config.debug_assert, config.cse)]
+
+        if torch_version_at_least(REENTRANT_AND_THREAD_LOCAL_SINCE):
+            self.assert_value(recurse(2), [(0, True, CSE_DEFAULT), (1, True, CSE_DEFAULT), (2, True, CSE_DEFAULT)],
+                              "(depth, debug_assert, cse) read at each level after its inner call returned")
+            self.assert_value(calls, [2, 1, 0], "levels entered")
+        else:
+            with self.assert_raises_exactly(AssertionError, f"recursive call under one patch on {torch.__version__}",
+                                            match=installed_message(MSG_REENTER)):
+                recurse(2)
+            self.assert_value(calls, [2], "levels whose body ran before the re-entry was refused")
+        self.assert_value(current(*DEFAULTS), DEFAULTS, "after the recursive decorated function")
+        self.assert_value(recurse(0), [(0, True, CSE_DEFAULT)], "a non-recursive call of it afterwards")
+        self.assert_value(current(*DEFAULTS), DEFAULTS, "after the non-recursive call")
+
     def test_exiting_a_patch_that_was_never_entered_follows_installed_version(self):
         """__exit__ without __enter__: a no-op before 2.12, AssertionError from 2.12; no value changes either way."""
         with config.patch(debug_assert="outer"):
@@ -703,15 +728,86 @@ class TestConfigPatchThreads(TestCase):
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the shared patch")
 
 
+# --------------------------------------------------------------------------- neighbouring config modules
+# Module-level names the config machinery lists in every config module: not settings anyone patches.
+NOT_SETTINGS = frozenset({"TYPE_CHECKING", "_save_config_ignore"})
+# Settings torch._inductor.config shares by name with torch._functorch.config (measured per release).
+SHARED_WITH_INDUCTOR = {"static_weight_shapes", "selective_decompose"} if torch_version_at_least("2.10") else {
+    "static_weight_shapes"}
+
+
+def neighbour_configs():
+    """``{name: config module}`` of the neighbours a functorch patch must leave alone (imported by torch itself)."""
+    import torch._dynamo.config
+    import torch._inductor.config
+    return {"torch._inductor.config": torch._inductor.config, "torch._dynamo.config": torch._dynamo.config}
+
+
+class TestConfigPatchNeighbourConfigs(TestCase):
+    """A functorch patch changes functorch's config only: inductor's keys of the same name and dynamo stay as is."""
+
+    def snapshot(self):
+        return {name: module.get_config_copy() for name, module in neighbour_configs().items()}
+
+    def test_inductor_shares_these_key_names_on_the_installed_release(self):
+        """static_weight_shapes (and selective_decompose from 2.10) exist in both modules; dynamo shares none."""
+        functorch_keys = set(config.get_config_copy()) - NOT_SETTINGS
+        shared = {name: functorch_keys & set(module.get_config_copy()) for name, module in neighbour_configs().items()}
+        self.assert_value(shared, {"torch._inductor.config": SHARED_WITH_INDUCTOR, "torch._dynamo.config": set()},
+                          f"setting names shared with functorch's config on torch {torch.__version__}")
+
+    def test_functorch_patch_leaves_inductor_keys_of_the_same_name(self):
+        """Each shared key patched in functorch (context manager and decorator), then every functorch key at once:
+        inductor's value of that name is the very object it was, and inductor's and dynamo's whole configs are equal
+        to their copies taken before, inside and after the patch."""
+        inductor = neighbour_configs()["torch._inductor.config"]
+        before = self.snapshot()
+        everything = {key: replacement_for(value) for key, value in config.get_config_copy().items()}
+        cases = [(f"patch({key!r}, ...)", {key: everything[key]}) for key in sorted(SHARED_WITH_INDUCTOR)]
+        cases.append((f"patch(all {len(everything)} functorch keys)", everything))
+        for label, changes in cases:
+            shared = {key: getattr(inductor, key) for key in SHARED_WITH_INDUCTOR}
+            for form in ("with", "decorator"):
+                with self.subTest(f"{label} as {form}"):
+                    def read_inside():
+                        return ({key: getattr(config, key) for key in changes},
+                                {key: getattr(inductor, key) for key in shared}, self.snapshot())
+
+                    if form == "with":
+                        with config.patch(changes):
+                            functorch_inside, inductor_inside, inside = read_inside()
+                    else:
+                        functorch_inside, inductor_inside, inside = config.patch(changes)(read_inside)()
+                    for key, value in changes.items():
+                        self.assertIs(functorch_inside[key], value, f"{label}: functorch config.{key} inside")
+                    for key, value in shared.items():
+                        self.assertIs(inductor_inside[key], value, f"{label}: torch._inductor.config.{key} inside")
+                    self.assert_value(inside, before, f"{label}: inductor and dynamo configs inside")
+                    self.assert_value(self.snapshot(), before, f"{label}: inductor and dynamo configs after")
+        self.assert_value(current(*DEFAULTS), DEFAULTS, "functorch config after the neighbour checks")
+
+    def test_inductor_patch_leaves_functorch_keys_of_the_same_name(self):
+        """The other direction: torch._inductor.config.patch of a shared key leaves functorch's value alone."""
+        inductor = neighbour_configs()["torch._inductor.config"]
+        for key in sorted(SHARED_WITH_INDUCTOR):
+            with self.subTest(key):
+                functorch_value, replacement = getattr(config, key), replacement_for(getattr(inductor, key))
+                with inductor.patch(key, replacement):
+                    self.assertIs(getattr(inductor, key), replacement, f"torch._inductor.config.{key} inside")
+                    self.assertIs(getattr(config, key), functorch_value, f"functorch config.{key} inside")
+                self.assertIs(getattr(config, key), functorch_value, f"functorch config.{key} after")
+
+
 # --------------------------------------------------------------------------- computation under the patch
 # dtypes whose every op here works on upstream's CPU (each one's outputs are compared with eager) ...
-WORKING_DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool))
+WORKING_DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool)) + (torch.complex32,)
 # ... and the others the installed release has: CPU add has no kernel for them, which raises NotImplementedError
 # from 2.8 (pytorch#155470) and RuntimeError before.
 MISSING_KERNEL_ERROR = NotImplementedError if torch_version_at_least("2.8") else RuntimeError
 REFUSED_DTYPES = tuple(getattr(torch, name) for name in (
     "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
     "float8_e8m0fnu") if hasattr(torch, name))
+QUANTIZED_DTYPES = (torch.quint8, torch.qint8, torch.qint32, torch.quint4x2, torch.quint2x4)
 # The ranks each memory format applies to (torch refuses channels_last for rank 5 and _3d for rank 4).
 MEMORY_FORMAT_SHAPES = ((torch.contiguous_format, (2, 3, 4, 5)), (torch.contiguous_format, (2, 3, 4, 5, 6)),
                         (torch.channels_last, (2, 3, 4, 5)), (torch.channels_last, (3, 3, 3, 3)),
@@ -726,6 +822,10 @@ SPARSE_REFUSED = {"sparse CSR": lambda t: t.to_sparse_csr(), "sparse CSC": lambd
 def position_values(dtype, shape):
     """Values that differ per position, alternately small and large (i/2 modulo a prime above the count: rows are
     not sorted), exact in ``dtype`` through 2*x*x: for 6 positions -2, 2, -1, 3, 0, 4 (floating ones halved)."""
+    if dtype is torch.complex32:  # torch warns once per process that ComplexHalf is experimental
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "ComplexHalf support is experimental", UserWarning)
+            return position_values(torch.complex64, shape).to(dtype)
     count = math.prod(shape)
     prime = next(m for m in range(count + 1, 2 * count + 3) if all(m % d for d in range(2, m)))
     base = (torch.arange(count, dtype=torch.float64) * (prime // 2 + 1)) % prime - 2
@@ -958,6 +1058,25 @@ class TestConfigPatchComputationDtypes(ComputationUnderPatch):
                     duplicated_square(values)
                 self.check_refused(f"{dtype} (2, 3)", values, MISSING_KERNEL_ERROR, compiled)
 
+    def test_quantized_dtypes_are_refused_alike(self):
+        """Quantized tensors (a CPU layout: run on the CPU, the device comparison does not apply): CPU eager
+        x*x + x*x has no QuantizedCPU kernel (NotImplementedError) and AOTAutograd's fake tensors refuse the input
+        under the patch (UnsupportedFakeTensorException)."""
+        from torch._subclasses.fake_tensor import UnsupportedFakeTensorException
+        compiled = _compile([duplicated_square], {})
+        for dtype in QUANTIZED_DTYPES:
+            with self.subTest(str(dtype)), warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "torch.quantize_per_tensor, torch.quantize_per_channel", UserWarning)
+                values = torch.quantize_per_tensor(grid(6).reshape(2, 3), 0.5, 0, dtype)
+                self.assert_value(values.dtype, dtype, "dtype of the quantized input")
+                with self.assert_raises_exactly(NotImplementedError, f"{dtype}: CPU eager x*x + x*x"):
+                    duplicated_square(values)
+                with self.assert_raises_exactly(UnsupportedFakeTensorException, f"{dtype}: compiled under the patch",
+                                                match="quantized nyi in meta tensors"):
+                    with config.patch(cse=False):
+                        compiled(values)
+                self.assert_value(current(*DEFAULTS), DEFAULTS, f"{dtype}: after the refused run under the patch")
+
 
 @requires_api("torch._functorch.aot_autograd.aot_function")
 class TestConfigPatchComputationLayouts(ComputationUnderPatch):
@@ -985,6 +1104,100 @@ class TestConfigPatchComputationSizes(ComputationUnderPatch):
     def test_patched_computation_on_edge_sizes_equals_eager(self):
         """Outputs for batch-0, inner-0, 0-d and size-1 inputs equal CPU eager, shape and dtype included."""
         self.check_runs("size", "inference")
+
+
+def aliasing_and_mutating(x, buffer):
+    """Mutates ``buffer`` in place and returns it, a view of the input ``x``, a result and two views of it."""
+    buffer.mul_(2)
+    result = duplicated_square(x)
+    return x.t(), result, result.view(-1), result[::2], buffer
+
+
+def storage_relations(inputs, outputs):
+    """Per output: (is a view, the index of each input and of each earlier output it shares its storage with)."""
+    def storage(tensor):
+        return tensor.untyped_storage().data_ptr()
+
+    return [(out._is_view(), [i for i, inp in enumerate(inputs) if storage(inp) == storage(out)],
+             [j for j, other in enumerate(outputs[:index]) if storage(other) == storage(out)])
+            for index, out in enumerate(outputs)]
+
+
+def side_effect_inputs(device):
+    return grid(6).reshape(2, 3).to(device).requires_grad_(), grid(3).to(device)
+
+
+@functools.lru_cache(maxsize=None)
+def side_effect_runs():
+    """Two compiles under patch(cse=False): the aliasing/mutating function, and x*x + x*x with dynamic shapes
+    (traced once, then called with other shapes outside the patch)."""
+    aliasing, dynamic = {}, {}
+    from torch._functorch.aot_autograd import aot_function, make_boxed_func
+
+    def forward_compiler(seen):
+        def compiler(graph_module, _):
+            seen["compiles"] = seen.get("compiles", 0) + 1
+            seen["cse"] = config.cse
+            seen["muls"] = sum(node.target is torch.ops.aten.mul.Tensor for node in graph_module.graph.nodes)
+            seen["symbolic"] = [all(isinstance(size, torch.SymInt) for size in node.meta["val"].shape)
+                                for node in graph_module.graph.nodes if node.op == "placeholder"]
+            return make_boxed_func(graph_module)
+        return compiler
+
+    backward = lambda graph_module, _: make_boxed_func(graph_module)  # noqa: E731
+    mutating = aot_function(aliasing_and_mutating, fw_compiler=forward_compiler(aliasing), bw_compiler=backward)
+    squares = aot_function(duplicated_square, fw_compiler=forward_compiler(dynamic), bw_compiler=backward,
+                           dynamic=True)
+    x, buffer = side_effect_inputs(DEVICE)
+    version = buffer._version
+    with torch.enable_grad(), config.patch(cse=False):
+        outputs = mutating(x, buffer)
+        torch.autograd.backward([outputs[0], outputs[2]], [torch.ones_like(outputs[0]), torch.ones_like(outputs[2])])
+        first = squares(grid(6).reshape(2, 3).to(DEVICE))
+    later = [squares(grid(math.prod(shape)).reshape(shape).to(DEVICE)) for shape in DYNAMIC_SHAPES[1:]]
+    return {"aliasing": (aliasing, x, buffer, buffer._version - version, outputs),
+            "dynamic": (dynamic, [first] + later)}
+
+
+DYNAMIC_SHAPES = ((2, 3), (4, 5), (1, 7), (3, 0))
+
+
+@requires_api("torch._functorch.aot_autograd.aot_function")
+class TestConfigPatchComputationSideEffects(TestCase):
+    """Aliasing outputs, an in-place mutated input and dynamic shapes of a computation compiled under the patch."""
+
+    def test_aliasing_outputs_and_mutated_input_equal_eager(self):
+        """Under patch(cse=False): a view of the input, a result and two views of it, and an input mutated in place
+        and returned: values, views and shared storages as CPU eager's, the mutation applied once (version + 1),
+        the returned buffer is the input itself, gradients as eager's; the forward graph has 3 muls (no CSE)."""
+        seen, x, buffer, bumps, outputs = side_effect_runs()["aliasing"]
+        self.assert_value(seen, {"compiles": 1, "cse": False, "muls": 3, "symbolic": [False, False]},
+                          "(compiles, cse, aten.mul count, symbolic inputs) seen by the forward compiler")
+        self.assert_value(current(*DEFAULTS), DEFAULTS, "after the run under the patch")
+        ref_x, ref_buffer = side_effect_inputs("cpu")
+        with torch.enable_grad():
+            ref = aliasing_and_mutating(ref_x, ref_buffer)
+            torch.autograd.backward([ref[0], ref[2]], [torch.ones_like(ref[0]), torch.ones_like(ref[2])])
+        self.assert_value(storage_relations((x, buffer), outputs), storage_relations((ref_x, ref_buffer), ref),
+                          "(is a view, inputs shared, earlier outputs shared) per output, vs eager")
+        self.assertIs(outputs[-1], buffer, "the mutated input returned is the input object itself")
+        self.assert_value(bumps, 1, "version counter increments of the mutated input")
+        for number, (out, want) in enumerate(zip(outputs, ref)):
+            self.assert_tensor(out, want, f"output {number} on {DEVICE} vs CPU eager", device=DEVICE)
+            self.assert_value(out.requires_grad, want.requires_grad, f"requires_grad of output {number}")
+        self.assert_tensor(buffer, ref_buffer, "the mutated input vs eager's", device=DEVICE)
+        self.assert_tensor(x.grad, ref_x.grad, "gradient through the aliasing outputs vs eager's", device=DEVICE)
+
+    def test_dynamic_shapes_trace_once_under_the_patch(self):
+        """aot_function(dynamic=True) traced under patch(cse=False): symbolic sizes, 2 muls, one compile serving
+        shapes (2, 3), then (4, 5), (1, 7) and (3, 0) outside the patch, each equal to CPU eager."""
+        seen, results = side_effect_runs()["dynamic"]
+        self.assert_value(seen, {"compiles": 1, "cse": False, "muls": 2, "symbolic": [True]},
+                          "(compiles, cse, aten.mul count, symbolic input) seen by the forward compiler")
+        for shape, result in zip(DYNAMIC_SHAPES, results):
+            with self.subTest(str(shape)):
+                want = duplicated_square(grid(math.prod(shape)).reshape(shape))
+                self.assert_tensor(result, want, f"x*x + x*x of shape {shape} on {DEVICE} vs CPU eager", device=DEVICE)
 
 
 del ComputationUnderPatch  # a base, not a test class of its own
