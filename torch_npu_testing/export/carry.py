@@ -6,7 +6,8 @@
 The blocks between ``# --- carried: begin`` and ``# --- carried: end`` in those modules are read as text
 (torch is not imported to export). A file gets the definitions it uses and, transitively, what those
 use, in the module's order, plus the imports they reference: a file that does not use ``run_in_thread``
-does not carry it.
+does not carry it. :func:`set_value` gives a carried one-line assignment the value export decides for a
+file (``RUNNER_MODULE``: the runner family of a merged file).
 """
 import ast
 import os
@@ -82,6 +83,16 @@ def parse_carried(text):
         uses = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
         definitions.append(Definition(_defined_name(node), "".join(lines[first - 1:node.end_lineno]), uses))
     return Carried(imports, definitions)
+
+
+def set_value(definitions, name, value, comment):
+    """``definitions`` with the carried assignment ``name = ...`` replaced by ``name = "value"  # comment``
+    (``value`` a dotted name); UsageError when ``name`` is not a carried simple assignment among them."""
+    found = [d for d in definitions if d.name == name]
+    if len(found) != 1 or not found[0].text.startswith(f"{name} = ") or len(found[0].text.splitlines()) != 1:
+        raise UsageError(f"internal error: the carried helper has no one-line `{name} = ...` to set")
+    text = f'{name} = "{value}"  # {comment}\n'
+    return [Definition(name, text, d.uses) if d is found[0] else d for d in definitions]
 
 
 def load_carried(paths=CARRIED_PATHS):

@@ -12,6 +12,12 @@ Names: on any clash with a name their file binds or reads (``TestCase``, ``run_t
 ``config``, a class name, a module-level name) the kit's side is renamed (:mod:`.rename`): ``kit_x``,
 ``KitX``, ``KIT_X``. An import statement identical to one of theirs above the block is not repeated.
 A file without a main guard gets one after the block, calling theirs or the carried ``run_tests``.
+
+The kit's ``TestCase`` base follows the runner their main guard calls (:func:`guard_runner`): PyTorch's
+``common_utils.run_tests`` exits 1 on a TestCase class that is not its own, so where the guard calls it the
+carried ``RUNNER_MODULE`` is set to ``common_utils`` (on an NPU too); where it calls torch_npu's, to
+``torch_npu.testing.testcase``. Any other runner (or the carried ``run_tests``) leaves it ``None``: the
+device's pair, as in a file export creates.
 """
 import ast
 import builtins
@@ -19,13 +25,17 @@ import symtable
 from dataclasses import dataclass, field
 
 from ..common.errors import UsageError
+from .carry import set_value
 from .kitfile import import_bindings, is_main_guard
-from .rename import bound_names, rename_module_names
+from .rename import binding_name, bound_names, rename_module_names
 
 BEGIN_MARK = "# --- API-consistency kit: begin (written by export; change the kit's file, not this block) ---"
 END_MARK = "# --- API-consistency kit: end ---"
 CARRIED_COMMENT = "# The kit's carried helper: only what the tests below use (the kit's runtime/carried.py).\n"
 MAIN_GUARD = 'if __name__ == "__main__":\n    run_tests()\n'
+RUNNER_MODULES = ("torch.testing._internal.common_utils", "torch_npu.testing.testcase")  # families of run_tests
+RUNNER_SETTING = "RUNNER_MODULE"     # the carried assignment that fixes the kit TestCase's base module
+RUNNER_COMMENT = "set by export: its run_tests is this file's runner"
 
 
 @dataclass
@@ -38,6 +48,7 @@ class Merged:
     guard_added: bool = False
     ids: list = field(default_factory=list)     # every test id of the written file
     theirs: str = ""                            # their text: the file without the kit's block
+    runner: str = None                          # RUNNER_MODULES entry the kit's base follows; None: the device
 
 
 def test_methods(tree):
@@ -76,6 +87,35 @@ def global_names(source):
         todo.extend(scope.get_children())
         names.update(s.get_name() for s in scope.get_symbols() if s.is_global() or s.is_declared_global())
     return names
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id] + parts[::-1] if isinstance(node, ast.Name) else None
+
+
+def guard_runner(tree, guard, where="file"):
+    """The :data:`RUNNER_MODULES` entry whose ``run_tests`` ``guard`` calls through a module-level import
+    (``from m import run_tests [as x]``, ``import m as x`` / ``from pkg import m`` then ``x.run_tests()``),
+    else None. UsageError when it calls both families' runners."""
+    bound = {}
+    for node in tree.body:
+        for alias in getattr(node, "names", ()) if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
+            full = alias.name if isinstance(node, ast.Import) else f"{node.module}.{alias.name}"
+            bound[binding_name(alias, node)] = full if alias.asname or isinstance(node, ast.ImportFrom) \
+                else full.split(".")[0]
+    called = set()
+    for call in (n for n in ast.walk(guard) if isinstance(n, ast.Call)):
+        parts = _dotted(call.func)
+        if parts and parts[0] in bound:
+            called.add(".".join([bound[parts[0]]] + parts[1:]))
+    found = [module for module in RUNNER_MODULES if f"{module}.run_tests" in called]
+    if len(found) > 1:
+        raise UsageError(f"{where}: its main guard calls both {' and '.join(found)} run_tests; keep one")
+    return found[0] if found else None
 
 
 def _their_facts(tree, source, insert_line):
@@ -122,8 +162,9 @@ def _render(kit, kept, definitions, renamed):
     return f"{BEGIN_MARK}\n{_comment(kit.docstring)}\n{source.rstrip(chr(10))}\n{END_MARK}\n", helpers
 
 
-def build_block(kit, carried, their_text, insert_line, where="file"):
-    """``(block text, renamed, carried lines)`` of ``kit`` for their file ``their_text``."""
+def build_block(kit, carried, their_text, insert_line, where="file", runner=None):
+    """``(block text, renamed, carried lines)`` of ``kit`` for their file ``their_text``; ``runner``: the
+    :data:`RUNNER_MODULES` entry the carried TestCase's base is fixed to (None: the device's)."""
     their_names, their_bound, their_imports = _their_facts(ast.parse(their_text), their_text, insert_line)
     body_tree = ast.parse(kit.body)
     used = {n.id for n in ast.walk(body_tree) if isinstance(n, ast.Name)}
@@ -131,6 +172,8 @@ def build_block(kit, carried, their_text, insert_line, where="file"):
         and not hasattr(builtins, "run_tests") else set()
     wanted = [name for name in kit.kit_names if name in used] + sorted(provide - used)
     carried_imports, definitions = carried.select(wanted)
+    if runner and any(d.name == RUNNER_SETTING for d in definitions):
+        definitions = set_value(definitions, RUNNER_SETTING, runner, RUNNER_COMMENT)
     statements = list(dict.fromkeys(b.statement for b in carried_imports + kit.imports))
     bindings = {b.statement: b.name for b in carried_imports + kit.imports}
     kept = [s for s in statements if s not in their_imports]
@@ -169,13 +212,15 @@ def merge_into(kit, their_text, carried, where="file"):
         guards = [node for node in tree.body if is_main_guard(node)]
     lines = their_text.splitlines(keepends=True)
     at = old_at if old_at is not None else guards[-1].lineno - 1
-    block, renamed, carried_lines = build_block(kit, carried, their_text, at, where)
+    runner = guard_runner(tree, guards[-1], where)
+    block, renamed, carried_lines = build_block(kit, carried, their_text, at, where, runner)
     text = "".join(lines[:at]) + block + "\n\n" + "".join(lines[at:])
     try:
         ids = test_ids(ast.parse(text))
     except SyntaxError as exc:
         raise UsageError(f"internal error: the merged {where} does not parse: {exc}") from None
-    return Merged(text, renamed, carried_lines, test_ids(ast.parse(block)), test_ids(tree), guard_added, ids, theirs)
+    return Merged(text, renamed, carried_lines, test_ids(ast.parse(block)), test_ids(tree), guard_added, ids, theirs,
+                  runner)
 
 
 def new_file(kit, carried, header, title):

@@ -53,6 +53,7 @@ class ExportTarget:
     their_ids: list = field(default_factory=list)
     kit_ids: list = field(default_factory=list)
     carried_lines: int = 0
+    runner: str = None      # merged test file: the module of its runner, which the kit's TestCase base follows
 
     def diff(self):
         """The unified diff (``a/`` ``b/`` paths) from what is there to what export writes."""
@@ -163,7 +164,8 @@ def _test_target(kit_root, rel, before, carried, header):
     if lost:
         raise UsageError(f"internal error: {rel} would lose their tests {', '.join(lost)}")
     target = ExportTarget(rel, rel, TEST_FILE, merged.text.encode("utf-8"), before, renamed=merged.renamed,
-                          their_ids=merged.their_ids, kit_ids=merged.kit_ids, carried_lines=merged.carried_lines)
+                          their_ids=merged.their_ids, kit_ids=merged.kit_ids, carried_lines=merged.carried_lines,
+                          runner=merged.runner)
     target.changed_lines = _changed_lines(merged.theirs, merged.text) if their_text is not None else []
     if len(target.changed_lines) > 2:
         raise UsageError(f"internal error: {rel} would change {len(target.changed_lines)} of their lines (at most 2)")

@@ -9,6 +9,13 @@ the device's test base: the tools import :mod:`.carried` without torch.
 ``TestCase`` is torch_npu's on an NPU and PyTorch's elsewhere, plus checks as strict on an NPU as on the
 CPU: torch_npu's ``assertEqual(x, y, prec, message)`` ignores dtype, allows 1e-5 and takes no ``msg=``, so
 tensors and plain values are compared here instead.
+
+In a file export merges into an Ascend file, the base follows the file's runner instead of the device:
+export sets ``RUNNER_MODULE`` to the module whose ``run_tests`` the file's main guard calls. PyTorch's
+``common_utils.run_tests`` refuses (exit 1) a module holding a TestCase class that is not its own, and
+torch_npu's TestCase is expecttest's; so a file ending in PyTorch's runner gets PyTorch's base on an NPU
+too, and one ending in torch_npu's gets torch_npu's. ``None`` (the kit's own runs, a file export creates):
+the device's pair. The strict checks are defined here, on top of either base, so they are the same.
 """
 from .carried import device_type
 
@@ -19,9 +26,12 @@ import re
 import sys
 
 
+RUNNER_MODULE = None  # export: the module of the run_tests a merged file's main guard calls (its class check)
+
+
 def _device_runtime(name):
-    module = "torch_npu.testing.testcase" if device_type() == "npu" else "torch.testing._internal.common_utils"
-    return getattr(importlib.import_module(module), name)
+    device_module = "torch_npu.testing.testcase" if device_type() == "npu" else "torch.testing._internal.common_utils"
+    return getattr(importlib.import_module(RUNNER_MODULE or device_module), name)
 
 
 class TestCase(_device_runtime("TestCase")):
