@@ -65,6 +65,7 @@ from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, t
 import inspect
 import itertools
 import math
+import threading
 import warnings
 
 import torch
@@ -79,7 +80,8 @@ FLOAT8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e4m3fnuz, 
 # Upstream's CUDA has no arithmetic kernels for these ("mul_cuda" not implemented, measured on 2.11), so an
 # accelerator port need not have them either: they are tested with copies, casts and comparisons only.
 BAREBONES_DTYPES = (torch.uint16, torch.uint32, torch.uint64) + FLOAT8_DTYPES
-DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool)) + BAREBONES_DTYPES
+ARITHMETIC_DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool))
+DTYPES = ARITHMETIC_DTYPES + BAREBONES_DTYPES
 
 
 class Boom(Exception):
@@ -159,6 +161,26 @@ NESTED_SWITCHES = SWITCHES[:6]
 DECORATORS = (("@no_grad", torch.no_grad, False), ("@enable_grad", torch.enable_grad, True)) + tuple(
     (f"@{label}", lambda func, make=make: make()(func), inside) for label, make, inside, _ in SWITCHES)
 NESTED_DECORATORS = DECORATORS[:8]
+
+
+def grad_level(label, make, mode):
+    """A level of a nest of modes: (label, factory, the (inference, grad) state inside, from the state outside)."""
+    return label, make, lambda state: (state[0], mode)
+
+
+# Inference mode's two switches: inference_mode() turns inference on and grad off, inference_mode(False) turns
+# inference off and grad ON (whatever the grad mode outside), as c10::InferenceMode(false) does.
+INFERENCE_ON = ("inference_mode()", lambda: torch.inference_mode(), lambda state: (True, False))
+INFERENCE_OFF = ("inference_mode(False)", lambda: torch.inference_mode(False), lambda state: (False, True))
+# Orders of a grad switch S and the inference switches, outermost first.
+NEIGHBOUR_NESTS = (
+    ("S inside inference_mode()", lambda S: (INFERENCE_ON, S)),
+    ("inference_mode() inside S", lambda S: (S, INFERENCE_ON)),
+    ("inference_mode(False) inside S inside inference_mode()", lambda S: (INFERENCE_ON, S, INFERENCE_OFF)),
+    ("inference_mode(False) inside inference_mode() inside S", lambda S: (S, INFERENCE_ON, INFERENCE_OFF)),
+    ("S inside inference_mode(False) inside inference_mode()", lambda S: (INFERENCE_ON, INFERENCE_OFF, S)),
+    ("inference_mode(False) inside S", lambda S: (S, INFERENCE_OFF)),
+)
 
 
 class GradModeCase(TestCase):
@@ -365,6 +387,57 @@ class TestGradModeSwitchForms(GradModeCase):
                                             ("after inner returned", outer_mode), ("inner", inner_mode),
                                             ("after inner raised", outer_mode)])
 
+    def test_recursive_decorated_function_keeps_the_mode_at_every_level(self):
+        """A decorated function calling itself (each call enters a fresh clone of the decorator's object): every
+        level runs in the mode, read after its inner call returned (or raised) and before it returns; the
+        caller's mode is back after the outermost call."""
+        for label, decorate, inside in DECORATORS:
+            for start in STARTS:
+                with self.subTest(f"{label}, start={start}"), torch.set_grad_enabled(start):
+                    @decorate
+                    def recurse(depth):
+                        if depth == 0:
+                            raise Boom
+                        try:
+                            seen = recurse(depth - 1)
+                        except Boom:
+                            seen = [("after the innermost raised", torch.is_grad_enabled())]
+                        return seen + [(depth, torch.is_grad_enabled(), tracks())]
+
+                    self.assert_value(recurse(3), [("after the innermost raised", inside), (1, inside, inside),
+                                                   (2, inside, inside), (3, inside, inside)],
+                                      f"(depth, grad mode, result tracked) per level of a function decorated with "
+                                      f"{label}, read after its inner call")
+                    self.assert_mode(start, f"right after the outermost call decorated with {label}")
+
+    def test_reentering_one_switch_object_inside_itself(self):
+        """``with s: with s:`` for one object. no_grad/enable_grad save the mode at each enter, so the inner enter
+        overwrites the saved start: upstream leaves grad OFF after a re-entered no_grad that started on (and ON
+        after a re-entered enable_grad that started off). set_grad_enabled and its clone saved the mode at
+        construction: both exits restore the start, the inner one already while the outer block is open."""
+        objects = (("no_grad()", torch.no_grad, lambda start: (False, False, False)),
+                   ("no_grad().clone()", lambda: torch.no_grad().clone(), lambda start: (False, False, False)),
+                   ("enable_grad()", torch.enable_grad, lambda start: (True, True, True)),
+                   *((f"set_grad_enabled({mode})", lambda mode=mode: unswitched(mode),
+                      lambda start, mode=mode: (mode, start, start)) for mode in MODES),
+                   *((f"set_grad_enabled({mode}).clone()", lambda mode=mode: cloned(mode),
+                      lambda start, mode=mode: (mode, start, start)) for mode in MODES))
+        for label, make, modes in objects:
+            for start in STARTS:
+                with self.subTest(f"{label}, start={start}"), torch.set_grad_enabled(start):
+                    switch, seen = make(), []
+                    torch.set_grad_enabled(start)  # set_grad_enabled(m).clone() switched; its saved mode is start
+                    try:
+                        with switch:
+                            with switch:
+                                seen.append(torch.is_grad_enabled())
+                            seen.append(torch.is_grad_enabled())
+                        seen.append(torch.is_grad_enabled())
+                    finally:
+                        torch.set_grad_enabled(start)  # undo upstream's quirk before the next case
+                    self.assert_value(tuple(seen), modes(start), f"grad mode (inside both, after the inner block, "
+                                                                 f"after the outer block) of {label} re-entered")
+
     def test_plain_call_inside_block_is_undone_on_exit(self):
         """set_grad_enabled(m) called as a plain function inside a block is replaced on exit by the mode the
         block restores."""
@@ -563,6 +636,43 @@ class TestSetGradEnabledClone(GradModeCase):
                     self.assertFalse(torch.is_inference_mode_enabled(), "inference mode after its block")
                     self.assert_output(y, torch.tensor([1.0, -2.5]), False, "x * 2 inside inference_mode")
                     self.assertTrue(y.is_inference(), "the result is an inference tensor")
+
+
+class TestGradModeNeighbourModes(GradModeCase):
+    """Each switch and its clone nested with inference mode, in every order, inference_mode(False) included."""
+
+    def assert_state(self, leaf, state, what):
+        """Inference mode, grad mode, and a result computed now: an inference tensor iff inference mode, tracked
+        iff grad mode outside inference mode."""
+        result = leaf * 2.0
+        self.assert_value((torch.is_inference_mode_enabled(), torch.is_grad_enabled(), result.is_inference(),
+                           result.requires_grad), (*state, state[0], state[1] and not state[0]),
+                          f"{what}: (inference mode, grad mode, result is inference, result requires grad)")
+
+    def enter_all(self, leaf, levels, state, trail):
+        """Enter ``levels`` one in another, checking the state before, inside, after the inner block and after."""
+        if not levels:
+            return
+        label, make, effect = levels[0]
+        where = f"{trail} > {label}" if trail else label
+        self.assert_state(leaf, state, f"before entering {where}")
+        with make():
+            inside = effect(state)
+            self.assert_state(leaf, inside, f"inside {where}")
+            self.enter_all(leaf, levels[1:], inside, where)
+            self.assert_state(leaf, inside, f"inside {where}, after its inner blocks")
+        self.assert_state(leaf, state, f"after leaving {where}")
+
+    def test_switches_nested_with_inference_mode_in_every_order(self):
+        """no_grad, enable_grad, set_grad_enabled(m) and the clones inside inference_mode(), inference_mode()
+        inside each, inference_mode(False) inside either (it turns grad on, also under no_grad) and each inside
+        inference_mode(False): the state follows the innermost switch and every exit restores the outer state."""
+        for (label, make, mode, _), (order, nest) in itertools.product(SWITCHES[:8], NEIGHBOUR_NESTS):
+            for start in STARTS:
+                with self.subTest(f"{order.replace('S', label)}, start={start}"), torch.set_grad_enabled(start):
+                    leaf = torch.tensor([0.5, -1.25], device=DEVICE, requires_grad=True)
+                    self.enter_all(leaf, nest(grad_level(label, make, mode)), (False, start), "")
+                    self.assertFalse(leaf.is_inference(), "the leaf made outside inference mode")
 
 
 class TestCloneRegionDtypes(GradModeCase):
@@ -788,8 +898,10 @@ class TestCloneRegionLayouts(CloneRegionCase):
                     self.assertIsNone(leaf.grad, f"{label}: gradient reached the leaf through a no-grad view")
 
     def test_sparse_layouts(self):
-        """COO/CSR/CSC/BSR/BSC leaves: s * 2 keeps the layout and (s * 2).to_dense() is strided, both tracked
-        iff mode; autograd.grad gives a gradient of the leaf's layout; .grad accumulates only for COO and CSR."""
+        """COO/CSR/CSC/BSR/BSC leaves in every dtype of all_types_and_complex_and(half, bfloat16, bool): s * 2
+        keeps the layout (bool promotes to int64) and (s * 2).to_dense() is strided, both tracked iff mode for
+        floating/complex leaves; autograd.grad gives a gradient of the leaf's layout and dtype; .grad accumulates
+        only for COO and CSR. Integer and bool leaves refuse requires_grad_() (RuntimeError) and stay untracked."""
         dense = torch.tensor([[0.0, 1.0, 0.0, 0.0, 2.0, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0, 4.0]])
         stored = dense != 0
         blocks = stored.reshape(2, 3, 2).any(-1, keepdim=True).expand(2, 3, 2).reshape(2, 6)
@@ -800,31 +912,37 @@ class TestCloneRegionLayouts(CloneRegionCase):
             self.check_sparse_layouts(dense, stored, blocks)
 
     def check_sparse_layouts(self, dense, stored, blocks):
-        for layout, convert, accumulates in SPARSE_LAYOUTS:
-            stored_at = blocks if layout in (torch.sparse_bsr, torch.sparse_bsc) else stored
-            for mode in MODES:
-                what = f"{layout}, mode={mode}"
-                with self.subTest(what):
-                    def compute():
-                        leaf = convert(dense.to(DEVICE)).requires_grad_()
-                        scaled = leaf * 2.0
-                        return leaf, scaled, scaled.to_dense()
-
-                    leaf, scaled, result = self.in_cloned_region(mode, compute, what)
-                    self.assert_output(scaled, convert(dense * 2.0), mode, f"{what}: s * 2")
-                    self.assert_output(result, dense * 2.0, mode, f"{what}: (s * 2).to_dense()")
-                    if not mode:
-                        self.assert_untracked_backward_refused(result, leaf, what)
-                        continue
-                    gradient, = torch.autograd.grad(result, leaf, torch.ones_like(result), retain_graph=True)
-                    self.assert_same(gradient, convert(stored_at * 2.0), f"{what}: gradient (layout, values)")
-                    if accumulates:
-                        result.backward(torch.ones_like(result))
-                        self.assert_same(leaf.grad, convert(stored_at * 2.0), f"{what}: .grad (layout, values)")
+        for (layout, convert, accumulates), dtype, mode in itertools.product(SPARSE_LAYOUTS, ARITHMETIC_DTYPES, MODES):
+            stored_at = (blocks if layout in (torch.sparse_bsr, torch.sparse_bsc) else stored).to(dtype) * 2
+            grads, values = differentiable(dtype), dense.to(dtype)
+            what = f"{layout} {dtype}, mode={mode}"
+            with self.subTest(what):
+                def compute():
+                    leaf = convert(values.to(DEVICE))
+                    if grads:
+                        leaf.requires_grad_()
                     else:
-                        with self.assert_raises_exactly(RuntimeError, f"{what}: accumulation into .grad",
-                                                        match="do not have is_contiguous"):
-                            result.backward(torch.ones_like(result))
+                        with self.assert_raises_exactly(RuntimeError, f"{what}: requires_grad_()",
+                                                        match="floating point"):
+                            leaf.requires_grad_()
+                    scaled = leaf * 2
+                    return leaf, scaled, scaled.to_dense()
+
+                leaf, scaled, result = self.in_cloned_region(mode, compute, what)
+                self.assert_output(scaled, convert(values * 2), mode and grads, f"{what}: s * 2")
+                self.assert_output(result, values * 2, mode and grads, f"{what}: (s * 2).to_dense()")
+                if not (mode and grads):
+                    self.assert_untracked_backward_refused(result, leaf, what)
+                    continue
+                gradient, = torch.autograd.grad(result, leaf, torch.ones_like(result), retain_graph=True)
+                self.assert_same(gradient, convert(stored_at), f"{what}: gradient (layout, dtype, values)")
+                if accumulates:
+                    result.backward(torch.ones_like(result))
+                    self.assert_same(leaf.grad, convert(stored_at), f"{what}: .grad (layout, dtype, values)")
+                else:
+                    with self.assert_raises_exactly(RuntimeError, f"{what}: accumulation into .grad",
+                                                    match="do not have is_contiguous"):
+                        result.backward(torch.ones_like(result))
 
 
 class TestCloneRegionSizes(CloneRegionCase):
@@ -922,6 +1040,58 @@ class TestGradModeThreads(GradModeCase):
                         self.assertEqual(seen, (True, worker_mode, worker_mode))
                         self.assert_mode(main_mode, "in the main thread after the worker switched")
                         self.assertIs(tracks(), main_mode, "result recorded in the main thread")
+
+    def test_worker_runs_while_the_main_thread_switches(self):
+        """Worker and main thread take turns (threading.Event hand-offs, so the interleaving is fixed): the worker
+        reads its mode while the main thread is inside a clone, enters its own clone while the main thread stays
+        inside, and reads it again after the main thread left: neither thread ever sees the other's switch."""
+        for main_mode, worker_mode in itertools.product(MODES, MODES):
+            for start in STARTS:
+                with self.subTest(f"main clone {main_mode}, worker clone {worker_mode}, start={start}"), \
+                        torch.set_grad_enabled(start):
+                    self.check_interleaving(main_mode, worker_mode, start)
+
+    def check_interleaving(self, main_mode, worker_mode, start):
+        turns = [threading.Event() for _ in range(4)]  # worker ready, main switched, worker switched, main left
+        seen, errors = [], []
+
+        def hand_over(mine, theirs):
+            mine.set()
+            if not theirs.wait(10):
+                raise TimeoutError("the other thread did not take its turn within 10 s")
+
+        def worker():
+            try:
+                seen.append(("worker at start", torch.is_grad_enabled(), tracks()))
+                hand_over(turns[0], turns[1])
+                seen.append(("worker, main inside its clone", torch.is_grad_enabled(), tracks()))
+                with cloned(worker_mode):
+                    hand_over(turns[2], turns[3])
+                    seen.append(("worker inside its clone, main left", torch.is_grad_enabled(), tracks()))
+                seen.append(("worker after its clone", torch.is_grad_enabled(), tracks()))
+            except BaseException as exc:  # handed to the main thread
+                errors.append(exc)
+                for turn in turns:
+                    turn.set()
+
+        thread = threading.Thread(target=worker, daemon=True)
+        thread.start()
+        self.assertTrue(turns[0].wait(10), "the worker reached its first turn")
+        with cloned(main_mode):
+            hand_over(turns[1], turns[2])
+            seen.append(("main inside its clone, worker inside its own", torch.is_grad_enabled(), tracks()))
+        seen.append(("main after its clone, worker still inside its own", torch.is_grad_enabled(), tracks()))
+        turns[3].set()
+        thread.join(10)
+        self.assertFalse(thread.is_alive(), "the worker finished")
+        if errors:
+            raise errors[0]
+        self.assert_value(seen, [("worker at start", True, True), ("worker, main inside its clone", True, True),
+                                 ("main inside its clone, worker inside its own", main_mode, main_mode),
+                                 ("main after its clone, worker still inside its own", start, start),
+                                 ("worker inside its clone, main left", worker_mode, worker_mode),
+                                 ("worker after its clone", True, True)],
+                          "(turn, grad mode, result tracked) in the order the threads took them")
 
     def test_decorator_made_in_one_thread_applies_in_another(self):
         """A function decorated with a clone in one thread runs in the mode when called in another, both
