@@ -24,6 +24,7 @@ COMMANDS = {
     "upstream": ("torch_npu_testing.upstream.cli", "check / run / apply / revert / refresh test_upstream patches"),
     "report": ("torch_npu_testing.report", "write the evidence report for an Ascend PR from env results"),
     "export": ("torch_npu_testing.export", "write a branch's contribution into an Ascend/pytorch checkout"),
+    "verify": ("torch_npu_testing.verify", "run the files export wrote into DEST whole, as Ascend CI does; record"),
     "pr": ("torch_npu_testing.pr", "write a branch's whole Ascend PR description (pr-BRANCH.md) from facts"),
     "bench": ("torch_npu_testing.suite.bench", "measure suite / direct-run / tox cost as ratios to the import floor"),
     "locate": ("torch_npu_testing.task.locate", "where torch defines an API, here and in other interpreters"),

@@ -1,0 +1,96 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""The record ``verify`` writes: ``OUT/verify-BRANCH.json``, format :data:`FORMAT`, written atomically.
+
+``torch_npu_testing.verify/1`` wraps one results-model document (``torch_npu_testing.results/2``, the
+shape ``report`` renders and checks for staleness) per interpreter:
+
+- ``branch``, ``command``, ``cwd``, ``generated_at``, ``duration_s``;
+- ``dest``: ``dir`` and ``head`` (DEST's HEAD commit);
+- ``stand_in``: null, or ``mode`` (none / available), ``label`` ("stand-in torch_npu, not an NPU run"),
+  ``files`` (what the stand-in was made of);
+- ``files``: per exported test file ``path`` (relative to DEST), ``sha256`` (of the bytes run, as
+  ``sha256sum`` prints it), ``at_head`` (committed at HEAD / modified in the work tree / not in HEAD),
+  ``runner``, ``kit_tests``, ``their_tests`` (ids from the AST);
+- ``patches_skipped``: ``[{"path", "why"}]``;
+- ``envs``: ``[{"name", "python", "runner": {"starts", "why"}, "results"}]``; ``results`` is a results/2
+  document with ``cwd`` DEST, ``probe`` (the env's probe), ``runs`` (per file: the whole-file run, and for
+  a grad-mode file its two grad-mode runs) and ``grad_mode_isolation``. Each run carries ``verify``: the
+  command as run, cwd, variables, how and why, exit status, JUnit files, output, ``needs`` (their test id ->
+  device), ``not_run`` and ``problems``. Counts are of tests: JUnit XML has no passing subtests;
+- ``problems`` (why verify exits 1) and ``verdict`` (pass / fail).
+"""
+import datetime
+import json
+import os
+
+from ..common import results
+from ..common.atomic import write_text_atomic
+
+FORMAT = "torch_npu_testing.verify/1"
+DEFAULT_OUT = "reports"
+
+
+def record_name(branch):
+    """``verify-v2.12.0.json`` for ``v2.12.0`` (``/`` in a branch name becomes ``_``)."""
+    return f"verify-{branch.replace('/', '_')}.json"
+
+
+def default_path(branch, out=DEFAULT_OUT):
+    return os.path.join(out, record_name(branch))
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def env_results(name, dest, command, probe, runs, isolation, started_at, seconds):
+    """The results/2 document of one interpreter's runs."""
+    return {"format": results.FORMAT, "env": name, "started_at": started_at, "duration_s": seconds,
+            "command": command, "cwd": dest, "probe": probe, "runs": runs, "grad_mode_isolation": isolation,
+            "totals": results.add_counts(run["counts"] for run in runs)}
+
+
+def file_entry(target):
+    return {"path": target.rel_path, "sha256": target.sha256, "at_head": target.at_head, "runner": target.runner,
+            "kit_tests": list(target.kit_ids), "their_tests": list(target.their_ids)}
+
+
+def problems_of(envs):
+    """Every run's problems, prefixed with its env, once."""
+    found = [f"{env['name']}: {run['path']}: {problem}" for env in envs for run in env["results"]["runs"]
+             for problem in run["verify"]["problems"]]
+    found += [f"{env['name']}: {problem}" for env in envs for problem in env.get("problems", [])]
+    return list(dict.fromkeys(found))
+
+
+def document(plan, envs, stand_in, command, started_at, seconds):
+    problems = problems_of(envs)
+    return {"format": FORMAT, "results_format": results.FORMAT, "branch": plan.branch, "command": command,
+            "cwd": os.getcwd(), "generated_at": started_at, "duration_s": seconds,
+            "dest": {"dir": plan.dest, "head": plan.head}, "stand_in": stand_in,
+            "files": [file_entry(target) for target in plan.files],
+            "patches_skipped": [{"path": path, "why": "an upstream patch: its evidence is `upstream run`'s"}
+                                for path in plan.patches],
+            "envs": envs, "problems": problems, "verdict": "fail" if problems else "pass"}
+
+
+def write(doc, out_dir):
+    path = os.path.join(out_dir, record_name(doc["branch"]))
+    write_text_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def load(path):
+    """``(document, None)`` or ``(None, why it cannot be used)``: what pr reads."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        return None, f"no verify results at {path}"
+    except (OSError, ValueError) as exc:
+        return None, f"{path} cannot be read: {exc}"
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        return None, f"{path} is not a {FORMAT} record (format {found!r})"
+    return data, None
