@@ -22,10 +22,14 @@ Input classes where device ports break, and where they are covered:
   one for those without, to keep compile time low), every output compared with CPU eager on dtype,
   layout, shape and values, and with eager on the device on strides. ``TestConfigPatchComputationDtypes``
   enumerates ``all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool)`` (float32/64, float16,
-  bfloat16, complex64/128, uint8, int8/16/32/64, bool) through x*x + x*x, a bool mask, an int64 count
-  and, for ordered dtypes, an int64 argmax; uint16/32/64 and the float8 types the installed release has
-  are refused by upstream's CPU add kernel, and the compiled run must raise the same exception type.
-  float4_e2m1fn_x2 (no conversion kernel) and quantized dtypes (refused by these ops) never reach it.
+  bfloat16, complex64/128, uint8, int8/16/32/64, bool) plus complex32 (experimental in torch, works eagerly
+  and under aot) through x*x + x*x, a bool mask, an int64 count and, for ordered dtypes, an int64 argmax;
+  uint16/32/64 and the float8 types the installed release has are refused by upstream's CPU add kernel, and
+  the compiled run must raise the same exception type. Quantized dtypes (quint8, qint8, qint32, quint4x2,
+  quint2x4) are refused twice: CPU eager has no QuantizedCPU mul (NotImplementedError) and AOTAutograd's
+  fake tensors refuse the input (UnsupportedFakeTensorException); they are a CPU layout, so that test runs
+  on the CPU and the device comparison does not apply. float4_e2m1fn_x2 (no conversion kernel) never
+  reaches the computation.
   ``TestConfigPatchComputationLayouts``: every memory format of rank 4 and 5 (contiguous, channels_last,
   channels_last_3d), transposed, permuted, step-sliced, expanded (stride 0), the conj view of complex and
   the neg view (``conj().imag``); sparse COO is accepted (layout and values compared), CSR/CSC/BSR/BSC
@@ -33,25 +37,38 @@ Input classes where device ports break, and where they are covered:
   ``TestConfigPatchComputationSizes``: batch 0, inner 0, 0-d, size-1 dims. Sizes are distinct per dim,
   values differ per position, plus deliberate square cases (int16 (3, 3), transposed (3, 3),
   channels_last (3, 3, 3, 3)). Vmap levels do not apply (no vmap here);
-- side effects: the API mutates no tensor; its side effect is the config state: restore after nesting,
-  reuse, exceptions and assignments (``TestConfigPatchRestore``), consistency with ``get_config_copy``,
-  ``save_config`` and ``load_config`` (``TestConfigPatchSerialization``), a tensor used as a value is
-  stored by identity, neither copied nor moved;
+- side effects: the API mutates no tensor; the computation under it may
+  (``TestConfigPatchComputationSideEffects``): compiled under ``patch(cse=False)``, a function returning
+  a view of its input, a result and two views of it, and an input it mutated in place (values, views,
+  shared storages, version counter, identity of the returned input and gradients as eager's), and
+  x*x + x*x with dynamic shapes (symbolic sizes, one compile serving four shapes, zero-size included).
+  The API's own side effect is the config state: restore after nesting, reuse, recursion, exceptions and
+  assignments (``TestConfigPatchRestore``), consistency with ``get_config_copy``, ``save_config`` and
+  ``load_config`` (``TestConfigPatchSerialization``), a tensor used as a value is stored by identity,
+  neither copied nor moved;
 - bad input: ``TestConfigPatchBadInput``;
-- threads: ``TestConfigPatchThreads``, in both directions.
+- threads: ``TestConfigPatchThreads``, in both directions;
+- neighbouring state, ``TestConfigPatchNeighbourConfigs``: ``torch._inductor.config`` has settings of the
+  same name (``static_weight_shapes`` on every release, ``selective_decompose`` from 2.10); a functorch
+  patch of them (context manager and decorator, and of every functorch key at once) leaves inductor's values
+  as the very objects they were and inductor's and ``torch._dynamo.config``'s whole copies equal (dynamo
+  shares no name), and an inductor patch leaves functorch's value alone. Grad mode and vmap levels are not
+  neighbours of this API (it reads and writes neither).
 
 Where upstream releases differ, the installed release's behaviour is asserted:
 
 - invalid argument combinations raise ``AssertionError`` with an empty message before torch 2.10 and
   with a descriptive message from 2.10; too many positional arguments raise ``TypeError`` (Python);
 - re-entering a patch object that is still active raises ``AssertionError`` before 2.12 and works
-  (a stack of saved values) from 2.12; exiting a patch that was never entered is a no-op before 2.12
-  and raises ``AssertionError`` from 2.12; before 2.12 an enter that failed on an unknown key keeps the
-  values it had already saved, so the next enter of that object raises ``AssertionError`` (re-entry),
-  from 2.12 it raises ``AttributeError`` again;
+  (a stack of saved values) from 2.12, so a function decorated with one patch that calls itself raises
+  ``AssertionError`` at its inner call before 2.12 and runs patched at every level from 2.12; exiting a
+  patch that was never entered is a no-op before 2.12 and raises ``AssertionError`` from 2.12; before
+  2.12 an enter that failed on an unknown key keeps the values it had already saved, so the next enter
+  of that object raises ``AssertionError`` (re-entry), from 2.12 it raises ``AttributeError`` again;
 - patched values are process-wide before 2.12 and thread-local from 2.12 (so one patch object can be
   active in two threads at once only from 2.12, and a patch a worker leaves entered dies with it);
-- a dtype without a CPU kernel raises ``NotImplementedError`` from 2.8 and ``RuntimeError`` before.
+- a dtype without a CPU kernel raises ``NotImplementedError`` from 2.8 and ``RuntimeError`` before;
+- ``selective_decompose`` is a key of both functorch's and inductor's config from 2.10 only.
 
 On a CPU box every contract point is checked on the CPU against independently computed values. On an
 accelerator the computation driven under the patch runs on the device and must equal the CPU reference

@@ -26,7 +26,8 @@ for every call (and every generator step). ``no_grad``/``enable_grad`` switch on
 Input classes and where they are tested:
 
 - call forms: ``TestGradModeSwitchForms`` (construction, ``with ... as``, decorators with metadata, bare
-  decorators, generators, every pair of the core switches nested) and ``TestSetGradEnabledClone`` (clone
+  decorators, generators, every pair of the core switches nested, a decorated function that calls itself,
+  one switch object re-entered inside itself) and ``TestSetGradEnabledClone`` (clone
   of originals built in either mode, by keyword or positionally, clone of a clone, the unbound form, repr,
   plain calls, methods and classes decorated, repeated use, an in-place update of a leaf, inference mode);
 - dtypes, ``TestCloneRegionDtypes``: every dtype of ``all_types_and_complex_and(half, bfloat16, bool)``
@@ -42,19 +43,37 @@ Input classes and where they are tested:
   in the region (values and gradients from the view's closed form as size/stride/offset), conj and neg
   views of complex tensors; views taken under the disabled mode (they keep ``requires_grad`` but no
   gradient reaches the base; modifying one in place under the enabled mode is refused); sparse
-  COO/CSR/CSC/BSR/BSC leaves (all five record history iff the mode and give gradients of their own layout
-  through ``autograd.grad``; accumulation into ``.grad`` is accepted for COO and CSR and refused with
-  RuntimeError for CSC, BSR and BSC, as upstream does);
+  COO/CSR/CSC/BSR/BSC leaves in every dtype of ``all_types_and_complex_and(half, bfloat16, bool)`` (all
+  five record history iff the mode for floating and complex leaves and give gradients of their own layout
+  and dtype through ``autograd.grad``; accumulation into ``.grad`` is accepted for COO and CSR and refused
+  with RuntimeError for CSC, BSR and BSC, as upstream does; integer and bool leaves refuse
+  ``requires_grad_()`` and stay untracked; uint16/32/64 and float8 are left out: upstream's CPU lacks
+  sparse kernels for them, e.g. ``to_sparse`` of uint16 and ``mul`` of a float8 CSR tensor raise
+  NotImplementedError);
 - sizes, ``TestCloneRegionSizes``: distinct sizes per dim, a square input, zero-size, 0-d and size-1;
 - bad input, ``TestSetGradEnabledBadInput``: non-bool modes (numbers, None, str, list, 0-d tensors of
   every dtype above) raise TypeError at construction and through ``clone()``; wrong signatures too;
 - threads, ``TestGradModeThreads``: each thread has its own mode (new threads start enabled); a clone in
-  one thread never changes another's; a decorator made in one thread applies in another.
+  one thread never changes another's, also while both are inside clones at once (the two threads take
+  turns through ``threading.Event`` hand-offs, so the interleaving is fixed); a decorator made in one
+  thread applies in another;
+- neighbouring modes, ``TestGradModeNeighbourModes``: each switch and its clone inside
+  ``inference_mode()``, ``inference_mode()`` inside each, ``inference_mode(False)`` inside either (it turns
+  grad mode on, also inside no_grad) and each switch inside ``inference_mode(False)``; before, inside and
+  after every level: ``torch.is_inference_mode_enabled()``, ``torch.is_grad_enabled()`` and
+  ``is_inference()`` / ``requires_grad`` of a result computed there;
+- re-entrance: a function under ``@no_grad``, ``@enable_grad``, ``@set_grad_enabled(m)`` or a clone that
+  calls itself runs in the mode at every level (each call enters a fresh clone); entering one
+  ``no_grad()`` object inside itself overwrites the mode it saved, so grad mode is OFF after the outer
+  block even when it started on (enable_grad likewise leaves it on), upstream's behaviour on 2.7.1 and
+  2.13 alike, asserted and then undone; a re-entered ``set_grad_enabled`` object restores the mode saved
+  at construction at both exits.
 
 Not applicable: aliasing of outputs (``__enter__`` returns None and the API itself produces no tensors);
 size or range arguments (the only parameter is ``mode``); vmap-style batching (the switch has no batch
-rule). Layouts are not crossed with every dtype: the grad-mode code has no layout or dtype branch, so each
-space is enumerated once against float32 (complex64 for conj/neg views).
+rule). Strided layouts are not crossed with every dtype: the grad-mode code has no layout or dtype branch,
+so each space is enumerated once against float32 (complex64 for conj/neg views); sparse leaves are crossed
+with the dtype space, since sparse autograd kernels are per layout and dtype.
 
 Release differences asserted: ``repr``/``str`` name the mode from torch 2.9 (an object repr on 2.7.1);
 ``torch.testing.assert_close`` cannot compare unequal float8 tensors on 2.7.1 (RuntimeError), so float8
