@@ -7,7 +7,8 @@ manifest; only the v2.12 patch is exported, and every base key of the branch tab
 adaptation patches stay self-contained (import nothing from torch_npu_testing), hard-code no cuda
 device, and change no upstream assertion; the v2.12 patch resolves the device by the runtime's rules.
 With a local copy of the 0099ec9 upstream file (``$PYTORCH_SRC`` or ``.upstream/pytorch-0099ec9``) both
-patches are also checked against it, the v2.12 one on the base derived from it.
+patches are also checked against it, the v2.12 one on the base derived from it: the real v2.12.0 file, by
+its full blob.
 """
 import os
 from pathlib import Path
@@ -24,6 +25,7 @@ PATCHES_DIR = REPO_ROOT / "test_upstream"
 TARGET = "test/functorch/test_aot_joint_with_descriptors.py"
 PATCH_0099 = f"0099ec9/{TARGET}.patch"
 PATCH_V212 = f"v2.12/{TARGET}.patch"
+V212_BLOB = "13f2318a0f59c88406b0ced8393dd7be67a6aa4c"  # PyTorch v2.12.0's file; Ascend's merged patch: 13f2318
 
 
 def changed_lines(patch, sign):
@@ -50,8 +52,13 @@ def test_shipped_patches_parse_and_agree_with_manifest():
             assert failure.reason and failure.test.startswith("Test")
     assert data["patches"][PATCH_0099]["base_blob"].startswith("e595e334") and not data["patches"][PATCH_0099]["export"]
     v212 = data["patches"][PATCH_V212]
-    assert v212["base_blob"] == "13f2318" and v212["export"] is True and v212["run_under"] == ["2.12.0", "2.11.0"]
-    assert v212["derived_base"]["blob"].startswith("2b2e7ba1") and len(v212["derived_base"]["drop_tests"]) == 5
+    assert v212["base_blob"] == V212_BLOB and v212["upstream"]["blob_verified"] is True
+    assert v212["export"] is True and v212["run_under"] == ["2.12.0", "2.11.0"]
+    derived = v212["derived_base"]
+    assert derived["blob"] == V212_BLOB and (derived["lines"], derived["chars"], derived["tests"]) == (1262, 60655, 18)
+    assert len(derived["drop_tests"]) == 5 and [edit["kind"] for edit in derived["edits"]] == [
+        "drop_decorator", "replace", "replace", "comment_expected", "comment_expected", "comment_expected"]
+    assert sum(len(edit.get("strings", ())) for edit in derived["edits"]) == 4
     assert isinstance(v212["hunks"]["unconfirmed"], list)
 
 
@@ -82,7 +89,7 @@ def test_patches_are_self_contained_and_device_neutral(name):
 def test_v212_patch_resolves_the_device_by_the_runtime_rules():
     patch = shipped(PATCH_V212)
     added = "\n".join(changed_lines(patch, "+"))
-    assert patch.base_blob == "13f2318"
+    assert patch.base_blob == V212_BLOB
     assert "        device = device_type" in added.splitlines()
     assert f'names = ("{carried.DEVICE_VARIABLES[0]}", "{carried.DEVICE_VARIABLES[1]}")' in added
     assert "torch.accelerator.is_available()" in added and "current_accelerator()" in added
@@ -131,6 +138,7 @@ def test_shipped_patches_apply_to_local_upstream_copy():
     statuses = scratch.assess(source, patches.select(PATCHES_DIR), data)
     assert [status.applies for status in statuses] == [True, True], [status.describe() for status in statuses]
     zero, v212 = statuses
-    if zero.base_matches:  # the 0099ec9 file itself: the v2.12 base derived from it is the known one
-        assert v212.base.kind == derive.DERIVED and v212.actual_base.startswith("2b2e7ba1")
-        assert v212.base.lines == 1263 and len(v212.base.tests) == 18
+    if zero.base_matches:  # the 0099ec9 file itself: the v2.12 base derived from it is the real one
+        assert zero.base_verified and v212.base.kind == derive.DERIVED and v212.base_verified
+        assert v212.actual_base == V212_BLOB and v212.base.lines == 1262 and len(v212.base.text) == 60655
+        assert len(v212.base.tests) == 18 and len(v212.base.edits) == 6

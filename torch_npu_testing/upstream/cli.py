@@ -11,8 +11,8 @@ Commands (the checkout is ``--source DIR`` or ``$PYTORCH_SRC``):
 - ``scratch`` write patched copies of the upstream files to a new directory, to edit them.
 - ``refresh`` (alias ``diff``) regenerate patches from an edited scratch copy; record the new base.
 - ``derive``  write the base a patch is made against (e.g. the v2.12 file, derived from a newer upstream
-              file by dropping later tests) into a new fake PyTorch root, and say how it differs from
-              the real file.
+              file by dropping later tests and the manifest's edits) into a new fake PyTorch root and
+              check its git blob against the recorded base: exit 1 when it is not that base.
 - ``superset`` check that a patch (the kit's) keeps every adaptation of another patch of the same
               file (e.g. Ascend's merged one) and skips on the device no test that one lets run.
 
@@ -85,7 +85,7 @@ def add_arguments(parser):
     refresh_cmd.add_argument("--upstream-tag", metavar="TAG", help="record this upstream tag (e.g. v2.13.0)")
     refresh_cmd.add_argument("--upstream-commit", metavar="SHA", help="record this upstream commit")
     derive_cmd = common("derive", "write the base of each selected patch (derived where needed) to a new "
-                        "fake PyTorch root and report how it differs from the real file")
+                        "fake PyTorch root and check its blob against the recorded base (exit 1 if it differs)")
     derive_cmd.add_argument("--dest", required=True, metavar="DIR", help="new (or empty) directory")
     superset_cmd = common("superset", "check that the selected patch keeps every adaptation of --other")
     superset_cmd.add_argument("--other", required=True, metavar="PATCH", help="the other patch (e.g. Ascend's)")
@@ -282,20 +282,24 @@ def cmd_derive(args):
     dest = scratch.ensure_empty_dir(args.dest)
     bases = []
     for patch in selected:
+        recorded = scratch.recorded_base_of(patch, data)
         base = derive.resolve_base(checkout, patch, data)
         if base is None:
             raise UsageError(f"{patch.name}: base file {patch.target} is missing in {checkout}")
-        bases.append((patch, base))
-    for patch, base in bases:
+        bases.append((patch, base, recorded))
+    for patch, base, _ in bases:
         scratch.write_into(base.data, Path(dest) / patch.target)
     (Path(dest) / "version.txt").write_text("derived by torch_npu_testing upstream derive\n", encoding="utf-8")
-    for patch, base in bases:
+    for patch, base, recorded in bases:
         spec = manifest.entry(data, patch.name).get("derived_base") or {}
         _say(f"upstream: {patch.name}: wrote {Path(dest) / patch.target}")
-        for line in derive.describe(base, spec, manifest.recorded_base(data, patch.name)):
+        for line in derive.describe(base, spec, recorded):
             _say(f"  {line}")
         _say(f"  tests: {', '.join(base.tests)}")
-    return 0
+    wrong = [patch.name for patch, base, recorded in bases if not patches.blob_matches(recorded, base.blob)]
+    for name in wrong:
+        _say(f"upstream: {name}: the base written is NOT the recorded base")
+    return 1 if wrong else 0
 
 
 def cmd_superset(args):

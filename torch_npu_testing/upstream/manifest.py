@@ -12,9 +12,13 @@ Shape (JSON, read with the standard library); keys are patch names, the patch's 
         "v2.12/test/functorch/test_x.py.patch": {
           "upstream": {"repo": "pytorch/pytorch", "tag": "v2.12.0" | null, "commit": "<sha>" | null,
                        "real": true,                  # the base blob is the real file's (false: derived)
+                       "blob_verified": true,         # optional: base_blob is the full 40-hex id of a
+                                                      # file whose git hash-object was seen to give it
                        "obtained": "how the base file was obtained", "note": "..."},
-          "base_blob": "<git blob id (may be abbreviated) of the base file, as in the patch's index line>",
-          "derived_base": {...},            # optional: how to derive the base (:mod:`.derive`)
+          "base_blob": "<git blob id of the base file (full, or abbreviated as in the patch's index line)>",
+          "derived_base": {...},            # optional: how to derive the base from a newer file: later
+                                            # tests dropped by name, then "edits" (:mod:`.derive`,
+                                            # :mod:`.edits`: drop_decorator, replace, comment_expected)
           "export": true,                   # optional: export writes it to the Ascend branches whose
                                             # table entry has "upstream_patches": "<base>"
           "run_under": ["2.12.0", "2.11.0"],  # torch releases `upstream run --each-torch` runs it under
@@ -42,6 +46,7 @@ from pathlib import Path
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
 from ..runtime.carried import parse_version
+from . import edits
 from .patches import PATCH_SUFFIX, default_patches_dir, discover, split_name
 
 MANIFEST_NAME = "manifest.json"
@@ -98,7 +103,22 @@ def load(path):
         if not isinstance(entry, dict):
             raise UsageError(f"manifest {path}: entry {name!r} is not an object")
         expected_failures(data, name, path)  # validates
+        _check_base(entry, f"manifest {path}: entry {name!r}")
     return data
+
+
+def _check_base(item, where):
+    """A verified base names its full blob; a derived base's edits have a known shape."""
+    upstream = item.get("upstream") or {}
+    if upstream.get("blob_verified") and not re.fullmatch(r"[0-9a-f]{40}", str(item.get("base_blob") or "")):
+        raise UsageError(f"{where}: blob_verified needs base_blob as a full 40-hex git blob id")
+    spec = item.get("derived_base")
+    if spec is not None:
+        if not isinstance(spec, dict):
+            raise UsageError(f"{where}: derived_base is not an object")
+        if not isinstance(spec.get("drop_tests", []), list):
+            raise UsageError(f"{where}: derived_base.drop_tests must be a list of test names")
+        edits.validate(spec.get("edits", []), where)
 
 
 def entry(data, name):

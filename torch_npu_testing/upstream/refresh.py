@@ -68,8 +68,8 @@ def refresh(patches_dir, manifest_path, scratch, source, requested=None, added=N
             base_key=None):
     """Regenerate (or add) patches; returns ``[(name, base_blob, upstream_ref_or_None)]``.
 
-    A patch made against a derived base (manifest ``derived_base``) is not regenerated here: its index
-    line names the real base, which no source holds; edit it by hand and check it with ``check``.
+    A patch made against a derived base (manifest ``derived_base``) is not regenerated here: this diffs
+    against the source's file, not the base derived from it; edit it by hand and check it with ``check``.
     """
     patches_dir = check_patches_dir(patches_dir)
     scratch = Path(scratch)
@@ -79,8 +79,8 @@ def refresh(patches_dir, manifest_path, scratch, source, requested=None, added=N
     plan = _targets(patches_dir, scratch, requested, added, base_key)
     for name, _, _ in plan:
         if manifest.entry(data, name).get("derived_base"):
-            raise UsageError(f"{name} is made against a derived base (its index line names the real base "
-                             "no source holds): edit it by hand, then run `upstream check`")
+            raise UsageError(f"{name} is made against a derived base (refresh diffs against the source's file, "
+                             "not the base derived from it): edit it by hand, then run `upstream check`")
     if not (commit or tag):
         detected_commit, detected_tag = gitutil.head_commit_and_tag(source)
         if detected_commit and not any(gitutil.uncommitted_changes(source, target) for _, target, _ in plan):

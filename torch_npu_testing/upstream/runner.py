@@ -165,6 +165,7 @@ def run(source, patches, data, python=None, scratch=None, keep=False, timeout=DE
                 "recorded_base": status.recorded_base,
                 "base_blob": status.actual_base,
                 "base_matches": status.base_matches,
+                "base_verified": status.base_verified,
                 "applies": status.applies,
                 "python_executable": str(python),
                 "python": payload.get("python"),
@@ -211,13 +212,7 @@ def report_lines(status, patch_run, data):
     """What ``upstream run`` prints for one patch: its base and torch, every case, the tracebacks of
     unexpected failures, the counts and verdict, and manifest entries that named no test."""
     info = patch_run.data
-    if status.base_matches:
-        base = "base is the recorded base"
-    elif status.base is not None and "derived" in status.base.how:
-        base = f"base: {status.base.how} (blob {status.actual_base[:12]}; recorded real base {status.recorded_base})"
-    else:
-        base = (f"base is NOT the recorded base {status.recorded_base[:12]} (found {status.actual_base[:12]}); "
-                "the patch still applies")
+    base = status.base_text() + ("" if status.base_matches else "; the patch still applies")
     lines = [f"upstream: {info['patch']} [{manifest.upstream_ref(data, info['patch'])}]: {base}; "
              f"torch {info['torch']} on {info['device']}"]
     width = max(len(outcome) for outcome in OUTCOMES)

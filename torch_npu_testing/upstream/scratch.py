@@ -44,6 +44,22 @@ class PatchStatus:
     def applies(self):
         return self.state == APPLIES
 
+    @property
+    def base_verified(self):
+        """The base used is the recorded base by its full 40-hex blob (not only by a prefix)."""
+        return derive.verified(self.base, self.recorded_base)
+
+    def base_text(self):
+        """How the base used compares with the recorded one; a derived base says how it was derived."""
+        derived = self.base is not None and self.base.kind == derive.DERIVED
+        if self.base_matches:
+            return (f"base is the recorded base {self.recorded_base[:12]}"
+                    + (f" ({self.base.how})" if derived else "")
+                    + ("; blob verified" if self.base_verified else ""))
+        if derived:
+            return f"base: {self.base.how} (blob {self.actual_base[:12]}; recorded real base {self.recorded_base[:12]})"
+        return f"base is NOT the recorded base (recorded {self.recorded_base[:12]}, found {self.actual_base[:12]})"
+
     def describe(self):
         """One line: state, then how the base compares with the recorded one."""
         name = self.patch.name
@@ -53,14 +69,7 @@ class PatchStatus:
             is_result = blob_matches(self.patch.result_blob, self.actual_base)
             result = " (the file is the patch's result)" if is_result else ""
             return f"{name}: already applied in the checkout{result}"
-        if self.base is not None and not self.base_matches and "derived" in self.base.how:
-            base = (f"base: {self.base.how} (blob {self.actual_base[:12]}; recorded real base "
-                    f"{self.recorded_base[:12]})")
-        elif self.base_matches:
-            base = f"base is the recorded base {self.recorded_base[:12]}"
-        else:
-            base = (f"base is NOT the recorded base (recorded {self.recorded_base[:12]}, "
-                    f"found {self.actual_base[:12]})")
+        base = self.base_text()
         state = self.state if not self.detail else f"{self.state} ({self.detail})"
         return f"{name}: {state}; {base}"
 
