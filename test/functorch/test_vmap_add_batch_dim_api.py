@@ -50,12 +50,16 @@ from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, t
 
 import contextlib
 import math
+import unittest
+import warnings
 
 import torch
 import torch._functorch.vmap as vmap_module
 from torch._C import _functorch as functorch_c
 from torch.func import functional_call, grad
-from torch.testing._internal.common_dtype import all_types_and_complex_and
+from torch.testing._internal.common_dtype import (
+    all_types_and_complex_and, complex_types, complex_types_and, get_all_fp_dtypes, get_all_qint_dtypes,
+    integral_types_and)
 
 DEVICE = device_type()
 
@@ -106,6 +110,17 @@ def batch_meta(tensor):
 def wrapped_meta(level, bdim, shape, like):
     """The batch_meta expected of a wrapper of ``like`` (same dtype and device) at ``level``/``bdim``."""
     return dict(batch_meta(like), batched=True, level=level, bdim=bdim, shape=tuple(shape))
+
+
+def checked_wrapper(test, x, batch_dim, level, what, **attributes):
+    """_add_batch_dim(x, batch_dim, level), checked: upstream's metadata, x itself inside, each named attribute."""
+    y = add_batch_dim(x, batch_dim, level)
+    test.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, without_dim(x.shape, batch_dim), x), what)
+    test.assertIs(functorch_c.get_unwrapped(y), x, f"{what}: the wrapper holds the input itself, not a copy")
+    seen = {name: getattr(y, name) for name in attributes}  # a method (is_conj) is called
+    test.assert_value({name: value() if callable(value) else value for name, value in seen.items()}, attributes,
+                      f"{what}: wrapper attributes")
+    return y
 
 
 def levels_of(tensor):
@@ -170,10 +185,10 @@ def without_dim(shape, dim):
     return tuple(size for index, size in enumerate(shape) if index != dim)
 
 
-def reference_outcome(op, x_cpu, x):
-    """The loop's outcome for vmap(op, in_dims=1)(x): ok/raises as on x's device, values from the CPU loop."""
-    on_cpu = outcome(loop, op, (x_cpu,), (1,))
-    on_device = on_cpu if x.device.type == "cpu" else outcome(loop, op, (x,), (1,))
+def reference_outcome(op, x_cpu, x, in_dim=1):
+    """The loop's outcome for vmap(op, in_dims=in_dim)(x): ok/raises as on x's device, values from the CPU loop."""
+    on_cpu = outcome(loop, op, (x_cpu,), (in_dim,))
+    on_device = on_cpu if x.device.type == "cpu" else outcome(loop, op, (x,), (in_dim,))
     return on_cpu if on_device[0] == on_cpu[0] == "ok" else on_device
 
 
@@ -375,6 +390,64 @@ class TestVmapNestedLevels(TestCase):
             by_hand = remove_batch_dim(row, outer, 3, 0)
         for label, got in (("nested torch.vmap", via_vmap), ("hand-built levels", by_hand)):
             self.assert_tensor(got, a_cpu[:, None] * 10 + b_cpu[None, :], f"{label} over a, then b", device=DEVICE)
+
+    def test_nested_randomness_draws_per_level(self):
+        """vmap(vmap(rand_like, randomness=inner), randomness=outer) of (2, 3, 4) zeros, without chunks: one
+        seeded draw of shape (1 if 'same' else 2, 1 if 'same' else 3, 4) on the device, broadcast ('same' outside,
+        'different' inside: distinct values per inner example, repeated over the outer one); 'error' at either
+        level raises. With chunk_size at either level: a 'different' level's examples differ, a 'same' level's
+        are equal (not on an accelerator when that level is chunked: chunks rewind only the CPU generator)."""
+        x = torch.zeros(2, 3, 4, device=DEVICE)
+
+        def nested(outer, inner, chunks=(None, None)):
+            return torch.vmap(torch.vmap(torch.rand_like, randomness=inner, chunk_size=chunks[1]), randomness=outer,
+                              chunk_size=chunks[0])(x)
+
+        for outer, inner in (("same", "different"), ("different", "different"), ("same", "same"),
+                             ("different", "same")):
+            shape = (1 if outer == "same" else 2, 1 if inner == "same" else 3, 4)
+            with self.subTest(f"outer {outer!r}, inner {inner!r}"), seeded():
+                got = nested(outer, inner)
+                with seeded():
+                    want = torch.rand(*shape, device=DEVICE).cpu().expand(2, 3, 4)
+                self.assert_tensor(got, want, f"outer {outer!r}, inner {inner!r}: one draw of {shape}", device=DEVICE)
+                self.assert_value(len(set(got.cpu().flatten().tolist())), math.prod(shape), "distinct values")
+            for chunks in ((1, None), (None, 2), (1, 2)):
+                with self.subTest(f"outer {outer!r}, inner {inner!r}, chunk sizes {chunks}"):
+                    got = nested(outer, inner, chunks).cpu()
+                    for dim, mode, chunk in ((0, outer, chunks[0]), (1, inner, chunks[1])):
+                        rows = {tuple(row.flatten().tolist()) for row in got.unbind(dim)}
+                        if mode == "different" or DEVICE == "cpu" or chunk is None:
+                            self.assert_value(len(rows), 1 if mode == "same" else got.shape[dim],
+                                              f"chunk sizes {chunks}: distinct examples at the {mode!r} level {dim}")
+        for modes in (("error", "different"), ("different", "error"), ("same", "error")):
+            with self.subTest(f"randomness {modes}"), self.assert_raises_exactly(
+                    RuntimeError, f"outer, inner randomness {modes}", match="randomness"):
+                nested(*modes)
+
+    def test_nested_chunk_sizes_chunk_each_level(self):
+        """vmap(vmap(f, chunk_size=inner), chunk_size=outer) over (3, 4, 2): f runs once per (outer chunk, inner
+        chunk), seeing those physical batch sizes at levels 1 and 2; the values equal the nested loop's."""
+        x_cpu = int_valued((3, 4, 2), device="cpu")
+        x = x_cpu.to(DEVICE)
+
+        def func(t):
+            return t * 2 - t.sum()
+
+        expected = nested_loop(func, x_cpu, (0, 0), (0, 0))
+        for chunks, calls in (((None, None), [(3, 4)]), ((2, None), [(2, 4), (1, 4)]), ((None, 3), [(3, 3), (3, 1)]),
+                              ((2, 3), [(2, 3), (2, 1), (1, 3), (1, 1)])):
+            seen = []
+
+            def record(t):
+                inner = functorch_c.get_unwrapped(t)
+                seen.append((inner.shape[functorch_c.maybe_get_bdim(t)], functorch_c.get_unwrapped(inner).shape[
+                    functorch_c.maybe_get_bdim(inner)]))
+                return func(t)
+
+            got = torch.vmap(torch.vmap(record, chunk_size=chunks[1]), chunk_size=chunks[0])(x)
+            self.assert_value([pair[::-1] for pair in seen], calls, f"chunk sizes {chunks}: (outer, inner) per call")
+            self.assert_tensor(got, expected, f"chunk sizes {chunks}: values", device=DEVICE)
 
 
 # --------------------------------------------------------------------------- call forms
@@ -601,6 +674,14 @@ class TestAddBatchDimDtypes(TestCase):
 
 
 # --------------------------------------------------------------------------- layouts
+def assert_same_outcome(test, got, expected, what):
+    """vmap's outcome equals the loop's: both values (dtype, shape, layout, values) or the same exception type."""
+    if expected[0] == got[0] == "ok":
+        test.assert_tensor(got[1], expected[1], what, device=DEVICE)
+    else:
+        test.assert_value(got, expected, f"{what}: (outcome, result or exception type)")
+
+
 def layout_cases():
     """(label, tensor): every layout a strided input reaches vmap with (4-d/5-d: channels_last/_3d)."""
     z = torch.complex(int_valued((4, 3, 5)), int_valued((4, 3, 5), offset=4))
@@ -619,95 +700,326 @@ def layout_cases():
     )
 
 
-def layout_ops(t):
-    """Float/complex, index, mask and count outputs; reductions, a flip and a scan expose wrong strides or bits."""
-    real = t.real if t.is_complex() else t
-    return (t * 2 - t.sum(0, keepdim=True) + t.flip(-1).cumsum(-1), real.argmax(-1), t != t.flip(0),
-            torch.count_nonzero(t - t.flip(-1), -1))
+COMPLEX_DTYPES = complex_types_and(torch.chalf)
+HALF_FLOAT_DTYPES = tuple(dtype for dtype in get_all_fp_dtypes() if dtype.itemsize == 2)  # half, bfloat16
 
 
+def cross_cases():
+    """(label, tensor): conj/neg views of each complex dtype x transposed/step-sliced; channels_last(_3d) x the
+    2-byte floats. Values as values_of (small integers), exact in every dtype."""
+    for dtype in COMPLEX_DTYPES:
+        for view, base in (("transposed", values_of(dtype, (5, 3, 4)).transpose(0, 2)),
+                           ("sliced with a step", values_of(dtype, (8, 3, 10))[::2, :, 1::2])):
+            yield f"conj view of {view} {dtype}", base.conj()
+            yield f"neg view (conj().imag) of {view} {dtype}", base.conj().imag
+    for dtype in HALF_FLOAT_DTYPES:
+        yield f"channels_last {dtype}", values_of(dtype, (4, 3, 2, 5)).contiguous(memory_format=torch.channels_last)
+        yield f"channels_last_3d {dtype}", values_of(dtype, (2, 3, 4, 1, 5)).contiguous(
+            memory_format=torch.channels_last_3d)
+
+
+LAYOUT_OPS = (  # label, op: float/complex, index, mask and count outputs; a reduction, a flip and a scan
+    ("t * 2 - t[:1]", lambda t: t * 2 - t[:1]),  # expose wrong strides or bits
+    ("t.sum(0) + t.flip(-1).cumsum(-1)", lambda t: t.sum(0, keepdim=True) + t.flip(-1).cumsum(-1)),
+    ("argmax(-1) of the real part", lambda t: (t.real if t.is_complex() else t).argmax(-1)),
+    ("t != t[-1:]", lambda t: t != t[-1:]),
+    ("count_nonzero(t - t[:, :1], -1)", lambda t: torch.count_nonzero(t - t[:, :1], -1)),
+)
 SPARSE_LAYOUTS = (torch.sparse_coo, torch.sparse_csr, torch.sparse_csc, torch.sparse_bsr, torch.sparse_bsc)
+
+
+def coo_ops():
+    """(label, op, layout of vmap's result (None: RuntimeError, see rules), dense reference per example)."""
+    dense_layout = None if torch_version_at_least(VMAP_COO_TO_DENSE_ASSERTS_SINCE) else torch.strided
+    return (("t * 2", lambda t: t * 2, torch.sparse_coo, lambda e: e * 2),
+            ("to_dense()", lambda t: t.to_dense(), dense_layout, lambda e: e),
+            ("sum(0)", lambda t: t.sum(0), torch.sparse_coo, lambda e: e.sum(0)),
+            ("sum() (the loop stacks strided 0-d sums)", torch.sum, torch.sparse_coo, torch.sum))
+
+
+def uncoalesced_coo():
+    """A (3, 4, 3) COO tensor holding index (0, 1, 2) twice: uncoalesced, 5 stored entries, 4 distinct indices.
+    check_invariants is given: left unset, the constructor warns "Sparse invariant checks are implicitly
+    disabled" (measured on 2.13 and 2.14.1), which is the constructor's, not vmap's."""
+    indices = torch.tensor([[0, 0, 1, 2, 0], [1, 1, 0, 3, 2], [2, 2, 1, 0, 2]])
+    return torch.sparse_coo_tensor(indices, torch.tensor([1.0, 2.0, -3.0, 4.0, 5.0]), (3, 4, 3),
+                                   check_invariants=True).to(DEVICE)
+
+
+def stored(t):
+    """What a COO tensor stores, read without coalescing (.indices() raises on an uncoalesced tensor)."""
+    return t.layout, t.is_coalesced(), t._nnz(), t._indices().tolist(), t._values().tolist()
 
 
 class TestAddBatchDimLayouts(TestCase):
     """Batched views of every layout: the wrapper keeps the input as is; results equal the contiguous copy's."""
 
-    def test_every_layout_and_batch_dim_matches_the_contiguous_copy(self):
-        """Layout x batch dim: wrapper metadata, conj/neg bits kept; by hand and torch.vmap == loop over the
-        resolved contiguous copy for every output; elementwise output keeps channels_last(_3d) as eager does."""
-        for label, x in layout_cases():
-            memory_format = {4: torch.channels_last, 5: torch.channels_last_3d}.get(x.dim())
-            x_cpu = x.cpu().resolve_conj().resolve_neg().contiguous()
-            bits = (x.is_conj(), x.is_neg())
-            for batch_dim in range(x.dim()):
-                size = x.shape[batch_dim]
-                what = f"{label} {tuple(x.shape)} strides {x.stride()}, batch_dim={batch_dim}"
-                with self.subTest(what):
-                    with vmap_level(size) as level:
-                        y = add_batch_dim(x, batch_dim, level)
-                        self.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, without_dim(x.shape, batch_dim),
-                                                                      x), what)
-                        self.assertIs(functorch_c.get_unwrapped(y), x, f"{what}: the input is wrapped, not copied")
-                        self.assert_value((y.is_conj(), y.is_neg()), bits, f"{what}: (is_conj, is_neg) of the wrapper")
-                        same = remove_batch_dim(y, level, size, batch_dim)
-                        by_hand = tuple(remove_batch_dim(out, level, size, 0) for out in layout_ops(y))
-                    self.assert_value((same.is_conj(), same.is_neg()), bits, f"{what}: bits after the round trip")
-                    self.assert_tensor(same.resolve_conj().resolve_neg(), x_cpu, f"{what}: round trip", device=DEVICE)
-                    via_vmap = torch.vmap(layout_ops, in_dims=batch_dim)(x)
-                    for index, want in enumerate(loop(layout_ops, (x_cpu,), (batch_dim,))):
-                        self.assert_tensor(by_hand[index], want, f"{what}: by hand, output {index}", device=DEVICE)
-                        self.assert_tensor(via_vmap[index], want, f"{what}: torch.vmap, output {index}", device=DEVICE)
-                    if memory_format is not None:
-                        doubled = torch.vmap(lambda t: t * 2, in_dims=batch_dim, out_dims=batch_dim)(x)
-                        self.assertIs(doubled.is_contiguous(memory_format=memory_format),
-                                      (x.cpu() * 2).is_contiguous(memory_format=memory_format),
-                                      f"{what}: vmap(t * 2) keeps {memory_format} as eager t * 2 does")
+    def check_strided_layout(self, label, x):
+        """At every batch dim: wrapper metadata, conj/neg bits kept; by hand and torch.vmap == loop over the
+        resolved contiguous copy per op (or the loop's exception type); t * 2 keeps channels_last(_3d) as eager."""
+        memory_format = {4: torch.channels_last, 5: torch.channels_last_3d}.get(x.dim())
+        x_cpu = x.cpu().resolve_conj().resolve_neg().contiguous()
+        bits = (x.is_conj(), x.is_neg())
+        for batch_dim in range(x.dim()):
+            size = x.shape[batch_dim]
+            what = f"{label} {tuple(x.shape)} strides {x.stride()}, batch_dim={batch_dim}"
+            with self.subTest(what):
+                with vmap_level(size) as level:
+                    y = checked_wrapper(self, x, batch_dim, level, what, is_conj=bits[0], is_neg=bits[1])
+                    same = remove_batch_dim(y, level, size, batch_dim)
+                    by_hand = [outcome(lambda t: remove_batch_dim(op(t), level, size, 0), y) for _, op in LAYOUT_OPS]
+                self.assert_value((same.is_conj(), same.is_neg()), bits, f"{what}: bits after the round trip")
+                self.assert_tensor(same.resolve_conj().resolve_neg(), x_cpu, f"{what}: round trip", device=DEVICE)
+                for (name, op), hand in zip(LAYOUT_OPS, by_hand):
+                    expected = reference_outcome(op, x_cpu, x, batch_dim)
+                    assert_same_outcome(self, hand, expected, f"{what}: {name} by hand")
+                    assert_same_outcome(self, outcome(torch.vmap(op, in_dims=batch_dim), x), expected,
+                                        f"{what}: torch.vmap({name})")
+                if memory_format is not None:
+                    doubled = torch.vmap(lambda t: t * 2, in_dims=batch_dim, out_dims=batch_dim)(x)
+                    self.assertIs(doubled.is_contiguous(memory_format=memory_format),
+                                  (x.cpu() * 2).is_contiguous(memory_format=memory_format),
+                                  f"{what}: vmap(t * 2) keeps {memory_format} as eager t * 2 does")
 
-    def test_sparse_coo_is_batched_and_compressed_layouts_are_refused(self):
-        """COO at every batch dim: wrapper, round trip and vmap outputs (layout and values) as upstream; CSR, CSC,
-        BSR and BSC: _add_batch_dim and torch.vmap raise RuntimeError ("do not have strides") at every dim."""
-        dense_cpu = int_valued((3, 4, 6), device="cpu")
+    def check_coo(self, dense_cpu):
+        """COO of dense_cpu at every batch dim: wrapper (layout per release), round trip and coo_ops as the loop."""
+        x = dense_cpu.to_sparse().to(DEVICE)
         reports_sparse = torch_version_at_least(WRAPPER_REPORTS_SPARSE_LAYOUT_SINCE)
         wrapper_layout = torch.sparse_coo if reports_sparse else torch.strided
-        dense_layout = None if torch_version_at_least(VMAP_COO_TO_DENSE_ASSERTS_SINCE) else torch.strided
-        coo_ops = (  # label, op, layout of vmap's result (None: RuntimeError), dense reference per example
-            ("t * 2", lambda t: t * 2, torch.sparse_coo, lambda e: e * 2),
-            ("to_dense()", lambda t: t.to_dense(), dense_layout, lambda e: e),
-            ("sum(0)", lambda t: t.sum(0), torch.sparse_coo, lambda e: e.sum(0)),
-            ("sum() (the loop stacks strided 0-d sums)", torch.sum, torch.sparse_coo, torch.sum),
-        )
-        for layout in SPARSE_LAYOUTS:
+        for batch_dim in range(dense_cpu.dim()):
+            size, what = dense_cpu.shape[batch_dim], f"COO {dense_cpu.dtype}, batch_dim={batch_dim}"
+            with self.subTest(what):
+                with vmap_level(size) as level:
+                    y = checked_wrapper(self, x, batch_dim, level, f"torch {torch.__version__}: {what}",
+                                        layout=wrapper_layout)
+                    back = remove_batch_dim(y, level, size, 0)
+                self.assert_value(back.layout, torch.sparse_coo, f"{what}: layout of the round trip")
+                self.assert_tensor(back.to_dense(), dense_cpu.movedim(batch_dim, 0), f"{what}: round trip",
+                                   device=DEVICE)
+                for label, op, out_layout, reference in coo_ops():
+                    if out_layout is None:
+                        with self.assert_raises_exactly(RuntimeError, f"torch {torch.__version__}: vmap({label}) "
+                                                        f"of {what}", match="maybe_level.has_value"):
+                            torch.vmap(op, in_dims=batch_dim)(x)
+                        continue
+                    got = outcome(torch.vmap(op, in_dims=batch_dim), x)
+                    if got[0] == "ok":
+                        self.assert_value(got[1].layout, out_layout, f"{what}: layout of vmap({label})")
+                        got = ("ok", got[1].to_dense())
+                    assert_same_outcome(self, got, outcome(loop, reference, (dense_cpu,), (batch_dim,)),
+                                        f"{what}: vmap({label}), densified")
+
+    def test_every_layout_and_batch_dim_matches_the_contiguous_copy(self):
+        """Layout x batch dim (check_strided_layout): contiguous, transposed, permuted, step-sliced, expanded,
+        channels_last(_3d), conj and neg views."""
+        for label, x in layout_cases():
+            self.check_strided_layout(label, x)
+
+    def test_dtype_and_layout_crosses_match_the_contiguous_copy(self):
+        """conj/neg views of complex32/64/128 x transposed/step-sliced, channels_last(_3d) x half/bfloat16, each
+        at every batch dim (check_strided_layout); an op the loop refuses (ComplexHalf reductions: RuntimeError
+        in 2.7.1, NotImplementedError later) is refused alike. ComplexHalf's 'experimental' warning is filtered."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "ComplexHalf support is experimental", UserWarning)
+            for label, x in cross_cases():
+                self.check_strided_layout(label, x)
+
+    def test_sparse_coo_is_batched_and_compressed_layouts_are_refused(self):
+        """COO (float32) at every batch dim: wrapper, round trip and vmap outputs as upstream (check_coo); CSR,
+        CSC, BSR and BSC: _add_batch_dim and torch.vmap raise RuntimeError ("do not have strides") at every dim."""
+        dense_cpu = int_valued((3, 4, 6), device="cpu")
+        self.check_coo(dense_cpu)
+        for layout in SPARSE_LAYOUTS[1:]:
             blocks = (2, 2) if layout in (torch.sparse_bsr, torch.sparse_bsc) else None
             x = dense_cpu.to_sparse(layout=layout, blocksize=blocks).to(DEVICE)
             for batch_dim in range(3):
-                size, what = dense_cpu.shape[batch_dim], f"{layout}, batch_dim={batch_dim}"
+                what = f"{layout}, batch_dim={batch_dim}"
                 with self.subTest(what):
-                    if layout is not torch.sparse_coo:
-                        with vmap_level(size) as level, self.assert_raises_exactly(
-                                RuntimeError, f"_add_batch_dim of {what}", match="do not have strides"):
-                            add_batch_dim(x, batch_dim, level)
-                        with self.assert_raises_exactly(RuntimeError, f"torch.vmap over {what}",
-                                                        match="do not have strides"):
-                            torch.vmap(lambda t: t * 2, in_dims=batch_dim)(x)
-                        continue
-                    with vmap_level(size) as level:
-                        y = add_batch_dim(x, batch_dim, level)
-                        self.assert_value((batch_meta(y), y.layout),
-                                          (wrapped_meta(level, batch_dim, without_dim(x.shape, batch_dim), x),
-                                           wrapper_layout), f"torch {torch.__version__}: (metadata, layout) of {what}")
-                        back = remove_batch_dim(y * 3, level, size, 0)
-                    results = [("round trip of y * 3", back, torch.sparse_coo, dense_cpu.movedim(batch_dim, 0) * 3)]
-                    for label, op, out_layout, reference in coo_ops:
-                        if out_layout is None:
-                            with self.assert_raises_exactly(RuntimeError, f"torch {torch.__version__}: vmap({label}) "
-                                                            f"of {what}", match="maybe_level.has_value"):
-                                torch.vmap(op, in_dims=batch_dim)(x)
-                            continue
-                        results.append((f"vmap({label})", torch.vmap(op, in_dims=batch_dim)(x), out_layout,
-                                        loop(reference, (dense_cpu,), (batch_dim,))))
-                    for label, got, out_layout, want in results:
-                        self.assert_value(got.layout, out_layout, f"{what}: layout of {label}")
-                        self.assert_tensor(got.to_dense(), want, f"{what}: values of {label}", device=DEVICE)
+                    with vmap_level(dense_cpu.shape[batch_dim]) as level, self.assert_raises_exactly(
+                            RuntimeError, f"_add_batch_dim of {what}", match="do not have strides"):
+                        add_batch_dim(x, batch_dim, level)
+                    with self.assert_raises_exactly(RuntimeError, f"torch.vmap over {what}",
+                                                    match="do not have strides"):
+                        torch.vmap(lambda t: t * 2, in_dims=batch_dim)(x)
+
+    def test_sparse_coo_of_integer_bool_and_complex_dtypes(self):
+        """COO x integral_types_and(bool) and complex_types(): check_coo, each vmap output of the loop's dtype.
+        Not ComplexHalf: its COO tensors cannot be densified on the CPU ("cpublas_axpy_impl" not implemented)."""
+        for dtype in integral_types_and(torch.bool) + complex_types():
+            self.check_coo(values_of(dtype, (3, 4, 6), device="cpu"))
+
+    def test_uncoalesced_coo_stays_uncoalesced_and_reductions_coalesce(self):
+        """COO with a duplicate index, at every batch dim: _add_batch_dim wraps it as is; the round trip and vmap
+        of elementwise ops keep all 5 stored entries (is_coalesced() False, _nnz() 5, _indices()/_values() those
+        of the input or of the eager op, the batch dim's index row moved first by a round trip to 0); sum(0)
+        coalesces, as eager does. vmap adds no sparse-invariant warning."""
+        x = uncoalesced_coo()
+        dense_cpu = x.cpu().to_dense()
+        self.assert_value(stored(x)[1:3], (False, 5), "the input: (is_coalesced, _nnz)")
+        with self.assert_raises_exactly(RuntimeError, ".indices() of an uncoalesced tensor", match="coalesced"):
+            x.indices()
+        elementwise = (("t * 2", lambda t: t * 2), ("neg", torch.neg), ("t + t", lambda t: t + t))
+        for batch_dim in range(3):
+            size, what = x.shape[batch_dim], f"uncoalesced COO, batch_dim={batch_dim}"
+            order = [batch_dim] + [dim for dim in range(3) if dim != batch_dim]
+            with self.subTest(what), warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with vmap_level(size) as level:
+                    y = checked_wrapper(self, x, batch_dim, level, what)
+                    moved = remove_batch_dim(y * 3, level, size, 0)
+                    self.assertIs(remove_batch_dim(y, level, size, batch_dim), x, f"{what}: round trip to its dim")
+                want = (torch.sparse_coo, False, 5, x._indices()[order].tolist(), (x._values() * 3).tolist())
+                self.assert_value(stored(moved), want, f"{what}: stored entries of the round trip of y * 3 to 0")
+                for label, op in elementwise:
+                    self.assert_value(stored(torch.vmap(op, in_dims=batch_dim, out_dims=batch_dim)(x)),
+                                      stored(op(x))[:1] + (False, 5) + stored(op(x))[3:],
+                                      f"{what}: stored entries of vmap({label}) (those of eager {label})")
+                summed = torch.vmap(lambda t: t.sum(0), in_dims=batch_dim)(x)
+                self.assert_value((summed.layout, summed.is_coalesced()), (torch.sparse_coo, True),
+                                  f"{what}: vmap(sum(0)) coalesces")
+                self.assert_tensor(summed.to_dense(), loop(lambda e: e.sum(0), (dense_cpu,), (batch_dim,)),
+                                   f"{what}: values of vmap(sum(0))", device=DEVICE)
+            self.assert_value([str(w.message) for w in caught if "invariant" in str(w.message)], [],
+                              f"{what}: sparse-invariant warnings raised by vmap")
+
+    def test_hybrid_coo_batches_at_sparse_dims_only(self):
+        """COO with 2 sparse dims and 1 dense dim: at a sparse dim, round trip and vmap keep (sparse_dim,
+        dense_dim) and the values; at the dense dim the wrapper is built, but its first op, a round trip to
+        another dim and torch.vmap raise RuntimeError (no permute between sparse and dense dims); vmap of the
+        identity back to that dim returns the input itself."""
+        dense_cpu = int_valued((2, 3, 4), device="cpu")
+        x = dense_cpu.to_sparse(2).to(DEVICE)
+        refused = "transpositions between sparse and dense dimensions are not allowed"
+        for batch_dim in range(3):
+            size, what = dense_cpu.shape[batch_dim], f"hybrid COO (2 sparse, 1 dense dim), batch_dim={batch_dim}"
+            with self.subTest(what):
+                with vmap_level(size) as level:
+                    y = checked_wrapper(self, x, batch_dim, level, what)
+                    uses = (("y * 2", lambda: y * 2), ("round trip to 0", lambda: remove_batch_dim(y, level, size, 0)))
+                    if batch_dim == 2:
+                        for label, use in uses:
+                            with self.assert_raises_exactly(RuntimeError, f"{what}: {label}", match=refused):
+                                use()
+                    else:
+                        back = remove_batch_dim(y * 2, level, size, 0)
+                if batch_dim == 2:
+                    with self.assert_raises_exactly(RuntimeError, f"{what}: torch.vmap(t * 2)", match=refused):
+                        torch.vmap(lambda t: t * 2, in_dims=2)(x)
+                    self.assertIs(torch.vmap(lambda t: t, in_dims=2, out_dims=2)(x), x, f"{what}: vmap(identity)")
+                    continue
+                for label, got, dims, want in (
+                        ("round trip of y * 2", back, (2, 1), dense_cpu.movedim(batch_dim, 0) * 2),
+                        ("vmap(t * 2)", torch.vmap(lambda t: t * 2, in_dims=batch_dim)(x), (2, 1),
+                         dense_cpu.movedim(batch_dim, 0) * 2),
+                        ("vmap(sum(0))", torch.vmap(lambda t: t.sum(0), in_dims=batch_dim)(x), (1, 1),
+                         loop(lambda e: e.sum(0), (dense_cpu,), (batch_dim,)))):
+                    self.assert_value((got.layout, got.sparse_dim(), got.dense_dim()), (torch.sparse_coo, *dims),
+                                      f"{what}: (layout, sparse_dim, dense_dim) of {label}")
+                    self.assert_tensor(got.to_dense(), want, f"{what}: values of {label}", device=DEVICE)
+
+
+# get_all_qint_dtypes but the packed sub-byte quint4x2/quint2x4: their movedim views fail a storage bounds check on
+# 2.7.1 to 2.12 and their copies are not implemented on 2.13+, so no loop reference exists
+QUANTIZED_DTYPES = tuple(dtype for dtype in get_all_qint_dtypes() if dtype not in (torch.quint4x2, torch.quint2x4))
+
+
+class TestAddBatchDimOtherTensorKinds(TestCase):
+    """Jagged nested tensors on the device; mkldnn and quantized tensors, CPU-only layouts, on the CPU."""
+
+    def test_jagged_nested_tensor_batches_at_dim_0_only(self):
+        """A jagged nested tensor (components (2, 3) and (4, 3)): at dim 0 the wrapper holds it itself (its
+        .shape raises RuntimeError), round trips to it, vmap(identity) returns it, computed outputs are
+        strided-layout nested tensors with the loop's components; other in_dims/out_dims, view ops and reading
+        the shape inside vmap raise RuntimeError (measured alike on 2.7.1 to 2.14.1). The fallback's performance
+        warnings are filtered."""
+        parts_cpu = [int_valued((2, 3), device="cpu"), int_valued((4, 3), device="cpu", offset=2)]
+        nt = torch.nested.nested_tensor([part.to(DEVICE) for part in parts_cpu], layout=torch.jagged)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "There is a performance drop", UserWarning)
+            with vmap_level(2) as level:
+                y = add_batch_dim(nt, 0, level)
+                self.assert_value(levels_of(y), [(level, 0)], "(level, bdim) of the wrapper at dim 0")
+                self.assertIs(functorch_c.get_unwrapped(y), nt, "the wrapper holds the nested tensor itself")
+                self.assertIs(remove_batch_dim(y, level, 2, 0), nt, "round trip at dim 0")
+                for label, use in (("the wrapper's .shape", lambda: y.shape),
+                                   ("_add_batch_dim at dim 1", lambda: add_batch_dim(nt, 1, level))):
+                    with self.assert_raises_exactly(RuntimeError, label, match="[Nn]ested"):
+                        use()
+            self.assertIs(torch.vmap(lambda t: t)(nt), nt, "vmap(identity) returns the nested tensor")
+            for label, op in (("t * 2", lambda t: t * 2), ("sum(-1)", lambda t: t.sum(-1)),
+                              ("softmax(-1)", lambda t: t.softmax(-1))):
+                got = torch.vmap(op)(nt)
+                self.assert_value((got.is_nested, got.layout), (True, torch.strided), f"vmap({label}): kind")
+                for index, (part, want) in enumerate(zip(got.unbind(), parts_cpu)):
+                    self.assert_tensor(part, op(want), f"vmap({label}), component {index}", device=DEVICE)
+            for label, kwargs, func in (("in_dims=1", {"in_dims": 1}, lambda t: t),
+                                        ("out_dims=1", {"out_dims": 1}, lambda t: t),
+                                        ("a view op (transpose)", {}, lambda t: t.transpose(0, 1)),
+                                        ("the shape read inside", {}, lambda t: t * len(t.shape))):
+                with self.subTest(label), self.assert_raises_exactly(RuntimeError, f"vmap, {label}", match="[Nn]ested"):
+                    torch.vmap(func, **kwargs)(nt)
+
+    @unittest.skipUnless(torch.backends.mkldnn.is_available(), "this torch is built without mkldnn")
+    def test_mkldnn_tensor_on_the_cpu_batches_at_dim_0_only(self):
+        """mkldnn is a CPU-only layout (no device comparison applies): at dim 0 the wrapper (reported strided)
+        holds the input, y * 2 round trips and vmap(t * 2) returns mkldnn with the dense values; at dims 1
+        and 2 the wrapper is built but its first op, vmap and the loop's select raise NotImplementedError."""
+        dense = int_valued((2, 3, 4), device="cpu")
+        x = dense.to_mkldnn()
+        for batch_dim in range(3):
+            size, what = dense.shape[batch_dim], f"mkldnn, batch_dim={batch_dim}"
+            with self.subTest(what):
+                with vmap_level(size) as level:
+                    y = checked_wrapper(self, x, batch_dim, level, what, layout=torch.strided)
+                    back = outcome(lambda t: remove_batch_dim(t * 2, level, size, 0), y)
+                got = outcome(torch.vmap(lambda t: t * 2, in_dims=batch_dim), x)
+                if batch_dim:
+                    for label, result in (("y * 2", back), ("vmap(t * 2)", got), ("loop", outcome(x.select, 1, 0))):
+                        self.assert_value(result, ("raises", NotImplementedError), f"{what}: {label}")
+                    continue
+                for label, (_, result) in (("round trip of y * 2", back), ("vmap(t * 2)", got)):
+                    self.assert_value(result.layout, torch._mkldnn, f"{what}: layout of {label}")
+                    self.assert_tensor(result.to_dense(), dense * 2, f"{what}: values of {label}")
+
+    def test_quantized_tensors_on_the_cpu_as_the_loop(self):
+        """QUANTIZED_DTYPES, per-tensor scale and zero point, a CPU-only kind (no device
+        comparison applies), at every batch dim: the wrapper keeps the dtype, holds the input, reports is_quantized
+        False (no quantized dispatch key; 2.7.1 to 2.14.1) and round trips;
+        vmap of dequantize, int_repr, relu, flip, clone, t * 2, t + t and sum == the loop's (dtype, scale, zero
+        point, values) or its exception type, except t + t at dims 1 and 2: RuntimeError (vmap's move of the batch
+        dim meets "empty_strided not supported on quantized tensors"), NotImplementedError in the loop, on 2.7.1 to
+        2.14.1. The creation's deprecation warning (2.13+) is filtered."""
+        dense = int_valued((2, 3, 4), device="cpu")
+        ops = (("dequantize", torch.dequantize), ("int_repr", lambda t: t.int_repr()), ("relu", torch.relu),
+               ("flip(0)", lambda t: t.flip(0)), ("clone", torch.clone), ("t * 2", lambda t: t * 2),
+               ("t + t", lambda t: t + t), ("sum", torch.sum))
+
+        def seen(result):  # ("ok", (dtype, [scale, zero point,] values)), or ("raises", exception type)
+            if result[0] != "ok":
+                return result
+            t = result[1]
+            if t.is_quantized:
+                return "ok", (t.dtype, t.q_scale(), t.q_zero_point(), outcome(lambda: t.dequantize().tolist()))
+            return "ok", (t.dtype, t.tolist())
+
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "quantize_per_tensor, torch.quantize_per_channel", UserWarning)
+            warnings.filterwarnings("ignore", "There is a performance drop", UserWarning)
+            for dtype in QUANTIZED_DTYPES:
+                x = torch.quantize_per_tensor(dense, 0.5, 2, dtype)
+                for batch_dim in range(3):
+                    size, what = dense.shape[batch_dim], f"{dtype}, batch_dim={batch_dim}"
+                    with self.subTest(what):
+                        with vmap_level(size) as level:
+                            y = checked_wrapper(self, x, batch_dim, level, what, is_quantized=False)
+                            back = outcome(remove_batch_dim, y, level, size, 0)
+                        self.assert_value(seen(back), seen(outcome(x.movedim, batch_dim, 0)), f"{what}: round trip")
+                        for label, op in ops:
+                            expected = seen(outcome(loop, op, (x,), (batch_dim,)))
+                            if label == "t + t" and batch_dim:  # vmap moves the batch dim to 0 first: empty_strided
+                                expected = ("raises", RuntimeError)
+                            self.assert_value(seen(outcome(torch.vmap(op, in_dims=batch_dim), x)), expected,
+                                              f"{what}: vmap({label})")
 
 
 # --------------------------------------------------------------------------- sizes
