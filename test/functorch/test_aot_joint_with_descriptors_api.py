@@ -54,6 +54,10 @@ import functools
 import importlib
 import inspect
 import math
+import os
+import sys
+import tempfile
+import warnings
 
 import torch
 import torch.utils._pytree as pytree
@@ -97,6 +101,11 @@ COMPILE_KEYWORDS = (list(COMPILER_KEYWORDS) if COMPILERS_ON_COMPILE else []) + (
 DISABLE_FUNCTIONALIZATION_TAKES_EFFECT = torch_version_at_least("2.11")
 CHECKS_ARGUMENT_COUNT = torch_version_at_least("2.10")
 TOO_FEW_ERROR = RuntimeError if CHECKS_ARGUMENT_COUNT else StopIteration
+PLAIN_FOR_SUBCLASS_ERROR = AssertionError if torch_version_at_least("2.12") else TOO_FEW_ERROR
+NESTED_SUBCLASS_SIZES = torch_version_at_least("2.14")  # dynamic TwoTensor: inner tensors' sizes are primals too
+FX_GETTERS = ("get_named_param_nodes", "get_param_nodes", "get_named_buffer_nodes", "get_buffer_nodes",
+              "get_param_and_grad_nodes", "get_plain_input_and_grad_nodes", "get_plain_output_and_tangent_nodes",
+              "get_all_input_and_grad_nodes", "get_all_output_and_tangent_nodes")
 
 
 # --------------------------------------------------------------------------- data
@@ -121,6 +130,23 @@ def leaf_copies(tensors): return [t.detach().clone().requires_grad_(t.requires_g
 def cotangent(output): return values(output.shape, output.dtype, start=1).to(output.device)
 
 
+@contextlib.contextmanager
+def captured_stdout():
+    """What the block writes to file descriptor 1 (C++ std::cout included), in the yielded list once it ends."""
+    sys.stdout.flush()
+    saved, box = os.dup(1), []
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        try:
+            yield box
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+            sink.seek(0)
+            box.append(sink.read().decode())
+
+
 def build_models(model_fn, seed=0):
     """A seeded CPU reference module (train mode) and an identical copy on DEVICE; the global RNG is untouched."""
     with torch.random.fork_rng(devices=[]):
@@ -130,16 +156,17 @@ def build_models(model_fn, seed=0):
 
 
 class Exported:
-    """Export (grad mode ``grad``) and compile a fresh model on ``make(DEVICE)``'s examples; ``list_and_keyword``
-    uses the other call form, ``export(stack, mod, [*args], kwargs=kwargs)``. Tests never mutate its modules."""
+    """Export (grad mode ``grad``) and compile a fresh model on ``make(DEVICE)``'s examples (or ``examples``: fake
+    tensors); ``list_and_keyword`` uses the other call form, ``export(stack, mod, [*args], kwargs=kwargs)``.
+    Tests never mutate its modules."""
 
-    def __init__(self, model_fn, make, *, grad=True, list_and_keyword=False, **options):
+    def __init__(self, model_fn, make, *, grad=True, list_and_keyword=False, examples=None, **options):
         self.reference, self.model = build_models(model_fn)
-        self.make, (self.args, self.kwargs) = make, make(DEVICE)
-        export = aot_autograd.aot_export_joint_with_descriptors
+        self.make, (self.args, self.kwargs), self.grad = make, make(DEVICE), grad
+        export, args = aot_autograd.aot_export_joint_with_descriptors, self.args if examples is None else examples
         with torch.set_grad_enabled(grad), contextlib.ExitStack() as stack:
-            self.joint = (export(stack, self.model, list(self.args), kwargs=self.kwargs, **options) if list_and_keyword
-                          else export(stack, self.model, self.args, self.kwargs, **options))
+            self.joint = (export(stack, self.model, list(args), kwargs=self.kwargs, **options) if list_and_keyword
+                          else export(stack, self.model, args, self.kwargs, **options))
             self.compiled = aot_autograd.aot_compile_joint_with_descriptors(self.joint)
 
 
@@ -276,6 +303,71 @@ def side_effect_forward(m, x):
     return x, x[1:], x * m.weight + m.calls
 
 
+def aliased_views(grad):
+    """A ``make``: overlapping views base[:4] and base[2:] of one base, the clone of a leaf requiring grad if ``grad``
+    (a non-leaf, so its views may be mutated); the last (leaf, base) is kept in ``make.last``."""
+    def make(device):
+        leaf = values((6,), start=1).to(device).requires_grad_(grad)
+        make.last = (leaf, leaf.clone())
+        return (make.last[1][:4], make.last[1][2:]), None
+    return make
+
+
+def halves(y): return y[:3], y[3:]  # two outputs viewing one intermediate
+
+
+def printing_forward(m, x):
+    torch.ops.aten._print("aot effect")  # an op with a registered ordered effect: threaded by a token
+    return x * m.weight
+
+
+def mixed_forward(m, h, b, i, z):
+    """Ops whose operands differ in dtype (float16 h, bfloat16 b, int64 i, complex64 z, float32 weight)."""
+    return (h + m.weight, b * m.weight, i * m.weight, h * b, i + h, z * h, torch.where(i > 0, h, b), i // 2, h > b)
+
+
+MIXED_DTYPES = (torch.half, torch.bfloat16, torch.int64, torch.complex64)  # h, b, i, z
+MIXED_PAIRS = ((0, "w"), (1, "w"), (2, "w"), (0, 1), (2, 0), (3, 0), (0, 1))  # operands of the first 7 outputs
+
+
+def sparse_variant_forward(m, x):
+    """A sparse output (x times a buffer: keeps x's indices, coalesced or not) and a dense one (to_dense() @ w)."""
+    return x * m.scale, torch.mm(x.to_dense(), m.weight)
+
+
+def sparse_coo(indices, values_, check=True):
+    """A COO tensor of size (4, 4); sparse invariants opted into explicitly (2.13 warns when left implicit)."""
+    return torch.sparse_coo_tensor(torch.tensor(indices), torch.tensor(values_), (4, 4), check_invariants=check)
+
+
+SPARSE_VARIANTS = {  # label: a CPU COO example, (sparse_dim, dense_dim, nnz), all uncoalesced
+    "uncoalesced (duplicate indices)": (lambda: sparse_coo([[0, 1, 0, 2], [1, 0, 1, 3]], [1.0, 2.0, 3.0, 4.0]),
+                                        (2, 0, 4)),
+    "hybrid (one dense dim)": (lambda: sparse_coo([[0, 2, 0]], [[1.0, 2, 0, 0], [0, 0, 3, 4], [5, 0, 0, 6]]),
+                               (1, 1, 3))}
+
+
+def two_tensor(a, b):
+    from torch.testing._internal.two_tensor import TwoTensor  # torch's own traceable wrapper subclass
+    return TwoTensor(a, b)
+
+
+TWO_TENSOR_CASES = {  # label: (shape, dtype, view of each inner tensor); float/complex cases require grad
+    **{str(d): ((2, 3), d, lambda t: t) for d in STANDARD_DTYPES},
+    "channels_last": ((2, 3, 4, 5), torch.float32, lambda t: t.contiguous(memory_format=torch.channels_last)),
+    "transposed": ((2, 3, 4, 5), torch.float32, lambda t: t.transpose(1, 3)),
+    "sliced with step 2": ((2, 3, 4, 6), torch.float32, lambda t: t[..., ::2]),
+    "expanded (stride 0)": ((1, 3), torch.float32, lambda t: t.expand(4, 3)),
+    "batch of 0": ((0, 3), torch.float32, lambda t: t), "0-d": ((), torch.float32, lambda t: t),
+    "size-1 dimensions": ((1, 3, 1), torch.float32, lambda t: t)}
+
+
+def two_tensor_inputs(device):
+    """A TwoTensor per TWO_TENSOR_CASES entry: inner tensors of distinct values viewed alike."""
+    return tuple(two_tensor(view(values(shape, d).to(device)), view(values(shape, d, start=5).to(device)))
+                 .requires_grad_(d in GRAD_DTYPES) for shape, d, view in TWO_TENSOR_CASES.values()), None
+
+
 MODELS = {  # name: factory of the CPU reference module
     "linear": lambda: Model(lambda m, x: m.proj(x), [("proj", nn.Linear(3, 2))]),  # proj.weight before proj.bias
     "batchnorm": lambda: Model(lambda m, x: torch.tanh(m.norm(m.proj(x))),  # train mode: 3 buffers mutated
@@ -294,6 +386,16 @@ MODELS = {  # name: factory of the CPU reference module
     "side_effect": lambda: Model(side_effect_forward, params=[("weight", torch.tensor([1.0, 2.0, 3.0]))],
                                  buffers=[("calls", torch.zeros(()))]),
     "input_mutation": lambda: Model(lambda m, x: x.mul_(2) * m.weight, params=[("weight", values((3,), start=4))]),
+    "view_base": lambda: Model(lambda m, a, b: a.mul_(2) * m.weight + b, params=[("weight", values((4,), start=2))]),
+    "intermediate": lambda: Model(lambda m, x: halves(x * m.weight), params=[("weight", values((6,), start=2))]),
+    "tokens": lambda: Model(printing_forward, params=[("weight", values((3,), start=2))]),
+    "mixed": lambda: Model(mixed_forward, params=[("weight", values((3,), start=2) / 4)]),
+    "sparse_variant": lambda: Model(sparse_variant_forward, params=[("weight", values((4, 3)))],
+                                    buffers=[("scale", torch.tensor(3.0))]),
+    "two_tensor": lambda: Model(lambda m, *xs: [x * 2 for x in xs]),
+    "sparse_mm": lambda: Model(lambda m, x: torch.sparse.mm(x, m.weight), params=[("weight", values((4, 3)))]),
+    "to_dense": lambda: Model(lambda m, x: torch.mm(x.to_dense(), m.weight), params=[("weight", values((4, 3)))]),
+    "scale": lambda: Model(lambda m, x: x * m.weight, params=[("weight", values((3,), start=1))]),
 }
 EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywords: grad mode, call form, options)
     "linear": ("linear", inputs(values((2, 3)) / 2), {}),
@@ -314,7 +416,22 @@ EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywor
                             {"grad": False, "keep_inference_input_mutations": True}),
     "input_mutation/disable": ("input_mutation", inputs(torch.ones(3)),
                                {"grad": False, "disable_functionalization": True}),
+    **{f"view_base/{m}": ("view_base", aliased_views(m == "training"), {"grad": m == "training"})
+       for m in ("training", "inference")},
+    "intermediate": ("intermediate", inputs(values((6,))), {}),
+    "tokens": ("tokens", inputs(values((3,)) / 2), {}),
+    "mixed": ("mixed", inputs(*(values((2, 3), d, start=i) * (1 if i == 2 else 0.25) for i, d in
+                                enumerate(MIXED_DTYPES)), grad=True), {}),
+    **{f"sparse/{label}": ("sparse_variant", inputs(example()), {}) for label, (example, _) in SPARSE_VARIANTS.items()},
+    "two_tensor": ("two_tensor", two_tensor_inputs, {}),
+    "linear/two_tensor": ("linear", lambda device: two_tensor_input(device), {}),
 }
+
+
+FX_GETTER_LAYOUTS = {  # name: assert_fx_getters keywords where placeholders lead or an output gets no tangent
+    **{f"layouts/{e}": {"untangented": (7,)} for e in ("contiguous", "non-contiguous")},  # scaled.real: a view of 6
+    **{f"view_base/{m}": {"leading": 1, "plain_inputs": ()} for m in ("training", "inference")},  # base replaces both
+    "intermediate": {"untangented": (0, 1)}, "tokens": {"leading": 1}}  # the base's tangent; the effect token
 
 
 def shared(name):
@@ -346,14 +463,18 @@ DESCRIPTOR_FORMS = {
     "BufferAOTInput": ("self.get_buffer({target!r})", "is_buffer"), "PlainAOTOutput": ("output[{idx}]", None),
     "TangentAOTInput": ("__output_tangent({output})", "is_tangent"), "GradAOTOutput": ("__grad({grad_of})", "is_grad"),
     "InputMutationAOTOutput": ("__input_mutation({mutated_input})", None),
-    "SubclassGetAttrAOTInput": ("{base}.{attr}", None), "SubclassGetAttrAOTOutput": ("{base}.{attr}", None)}
+    "SubclassGetAttrAOTInput": ("{base}.{attr}", "base"), "SubclassGetAttrAOTOutput": ("{base}.{attr}", "base"),
+    "SubclassSizeAOTInput": ("{base}.size({idx})", None), "SubclassStrideAOTInput": ("{base}.stride({idx})", None),
+    "SubclassSizeAOTOutput": ("{base}.size({idx})", None), "ViewBaseAOTInput": ("{base_of}._base", None),
+    "IntermediateBaseAOTOutput": ("__intermediate_base({base_of})", None),
+    "ForwardTokenAOTInput": ("__forward_token{idx}", None), "ForwardTokenAOTOutput": ("__forward_token{idx}", None)}
 
 
 def expected_answers(desc):
-    """(expr(), the is_* query answering True) that upstream documents for ``desc``."""
+    """(expr(), the is_* query answering True) that upstream documents for ``desc`` ("base": the base's query)."""
     form, query = DESCRIPTOR_FORMS[type(desc).__name__]
     fields = {k: expected_answers(v)[0] if type(v).__name__ in DESCRIPTOR_FORMS else v for k, v in vars(desc).items()}
-    return form.format(**fields), (expected_answers(desc.base)[1] if hasattr(desc, "base") else query)
+    return form.format(**fields), (expected_answers(desc.base)[1] if query == "base" else query)
 
 
 def recording_compiler(stage, events):
@@ -403,7 +524,8 @@ def run(exported, make, device, *, compiled, grad=True, calls=1, params=None, ba
     return ([("output", out)] + [(f"gradient of {n}", p.grad) for n, p in zip(names, params)]
             + [(f"buffer {n}", b) for n, b in zip(buffer_names(exported.reference), buffers)]
             + [(f"input {i}", a) for i, a in enumerate(args)]
-            + [(f"gradient of input {i}", getattr(a, "grad", None)) for i, a in enumerate(args)]
+            + [(f"gradient of input {i}", getattr(a, "grad", None) if getattr(a, "is_leaf", True) else None)
+               for i, a in enumerate(args)]
             + [(f"keyword {k}", v) for k, v in (kwargs or {}).items()])
 
 
@@ -445,6 +567,52 @@ class AotTestCase(TestCase):
             self.assert_value((desc.expr(), {q: getattr(desc, q)() for q in queries}),
                               (want, {q: q == true_query for q in queries}),
                               f"{label}: expr() and {'/'.join(queries)} of {desc!r}")
+
+    def assert_fx_getters(self, label, exported, leading=0, plain_inputs=None, untangented=()):
+        """The seven named getters of ``fx_utils`` against the module's named_parameters()/named_buffers() and the
+        example inputs, never the graph: parameters, buffers, then plain inputs (``plain_inputs``: their indices,
+        default all) at their places after ``leading`` placeholders (tokens, view bases), of their shapes and dtypes;
+        a gradient output where the primal requires grad in a training graph, a tangent input per eager output that
+        requires grad (except ``untangented``), each of its primal's / output's shape and dtype."""
+        helpers, d, training = aot_module("fx_utils"), aot_module("descriptors"), exported.grad
+        graph, model, (args, kwargs) = exported.joint.graph_module.graph, exported.model, exported.make("cpu")
+        user, kwargs = list(args) + list((kwargs or {}).values()), kwargs or {}
+        with torch.set_grad_enabled(training), captured_stdout():
+            eager = pytree.tree_leaves(copy.deepcopy(exported.reference)(*args, **kwargs))
+        nodes = [n for n in graph.nodes if n.op == "placeholder"]
+        results = list(next(n for n in graph.nodes if n.op == "output").args[0])
+        params, buffers = list(model.named_parameters()), list(model.named_buffers())
+        at = {name: nodes[leading + k] for k, (name, _) in enumerate(params + buffers)}
+        plain = range(len(user)) if plain_inputs is None else plain_inputs
+        at.update({i: nodes[leading + len(params) + len(buffers) + i] for i in plain})
+
+        def meta(node, role, pool):  # None, or (role, shape, dtype, whether it is among pool's nodes)
+            return None if node is None else (role, tuple(node.meta["val"].shape), node.meta["val"].dtype, node in pool)
+
+        def wanted(t, role, pool, differentiable=True):
+            return (role, tuple(t.shape), t.dtype, True) if differentiable and training and t.requires_grad else None
+        for what, got, want in [
+                ("get_named_param_nodes", list(helpers.get_named_param_nodes(graph).items()),
+                 [(n, at[n]) for n, _ in params]),
+                ("get_param_nodes", helpers.get_param_nodes(graph), [at[n] for n, _ in params]),
+                ("get_named_buffer_nodes", list(helpers.get_named_buffer_nodes(graph).items()),
+                 [(n, at[n]) for n, _ in buffers]),
+                ("get_buffer_nodes", helpers.get_buffer_nodes(graph), [at[n] for n, _ in buffers]),
+                ("primal shapes and dtypes", [meta(node, "primal", nodes) for node in at.values()],
+                 [("primal", tuple(t.shape), t.dtype, True) for t in [t for _, t in params + buffers] + [
+                     user[i] for i in plain]]),
+                ("get_param_and_grad_nodes", [(k, n, meta(g, "grad", results)) for k, (n, g) in
+                                              helpers.get_param_and_grad_nodes(graph).items()],
+                 [(d.ParamAOTInput(target=n), at[n], wanted(p, "grad", results)) for n, p in params]),
+                ("get_plain_input_and_grad_nodes", [(k, n, meta(g, "grad", results)) for k, (n, g) in
+                                                    helpers.get_plain_input_and_grad_nodes(graph).items()],
+                 [(d.PlainAOTInput(idx=i), at[i], wanted(user[i], "grad", results)) for i in plain]),
+                ("get_plain_output_and_tangent_nodes", [(k, meta(n, "out", results), meta(t, "tangent", nodes))
+                                                        for k, (n, t) in
+                                                        helpers.get_plain_output_and_tangent_nodes(graph).items()],
+                 [(d.PlainAOTOutput(idx=j), ("out", tuple(o.shape), o.dtype, True),
+                   wanted(o, "tangent", nodes, j not in untangented)) for j, o in enumerate(eager)])]:
+            self.assert_value(got, want, f"{label}: {what}")
 
     def assert_same_results(self, label, got, want, tol=TOLERANCE):
         """Every named result (see :func:`run`) of ``got`` equals ``want``: structure, then leaf by leaf."""
@@ -513,6 +681,15 @@ class TestAotExportJointWithDescriptors(AotTestCase):
                                        (d.GradAOTOutput(grad_of=p), (g, None)) for p, g in zip(primals, grads) if g]],
                                   f"{label}: fx_utils pairs (input, gradient) and (output, tangent)")
 
+    def test_fx_utils_getters_on_every_exported_graph(self):
+        """Every shared export of the file (training and inference, buffers, keywords, dtypes, layouts, sparse,
+        sizes, mutations): the getters list the module's parameters and buffers and the example inputs in order,
+        with gradients and tangents where eager's tensors require grad (see assert_fx_getters)."""
+        for name, (_, _, options) in EXPORTS.items():
+            if "two_tensor" not in name and set(options) - {"grad", "list_and_keyword"} <= set(EXPORT_KEYWORDS):
+                with self.subTest(name):
+                    self.assert_fx_getters(name, shared(name), **FX_GETTER_LAYOUTS.get(name, {}))
+
     def test_joint_graph_computes_outputs_and_vector_jacobian_products(self):
         """graph_module(primals, tangents) returns (forward outputs, gradients) equal to eager autograd.grad."""
         exported = shared("multi_output")
@@ -570,6 +747,88 @@ class TestAotCompileJointWithDescriptors(AotTestCase):
         for label, given in [("parameters changed in place", params), ("other parameter tensors", other)]:
             with self.subTest(label):
                 self.assert_matches_eager(label, exported, params=given)
+
+
+# --------------------------------------------------------------------------- aliases, effects, RNG
+@requires_api(EXPORT_API, since="2.9")
+class TestAotJointWithDescriptorsAliasesAndEffects(AotTestCase):
+    """Descriptor classes that need a particular program: aliased inputs, aliased outputs, effect tokens, RNG."""
+
+    shared_exports = ("view_base/training", "view_base/inference", "intermediate", "tokens")
+
+    def test_aliased_inputs_one_mutated_become_one_view_base_primal(self):
+        """a = base[:4], b = base[2:], a mutated: one ViewBaseAOTInput(args[0]) placeholder, first, for both; the
+        callable doubles base[:4] in place through the passed views, and the leaf's and the parameter's gradients,
+        the output and the base are eager's."""
+        d = aot_module("descriptors")
+        view_base = d.ViewBaseAOTInput(base_of=d.PlainAOTInput(idx=0))
+        mutation, out, weight = d.InputMutationAOTOutput(mutated_input=view_base), d.PlainAOTOutput(idx=0), \
+            d.ParamAOTInput(target="weight")
+        for mode, descs in [("training", ([view_base, weight, d.TangentAOTInput(output=mutation),
+                                           d.TangentAOTInput(output=out)],
+                                          [mutation, out, d.GradAOTOutput(grad_of=view_base),
+                                           d.GradAOTOutput(grad_of=weight)])),
+                            ("inference", ([view_base, weight], [mutation, out]))]:
+            with self.subTest(mode):
+                exported = shared(f"view_base/{mode}")
+                gm = exported.joint.graph_module
+                self.assert_value(([desc for _, desc in placeholders(gm)], output_descriptors(gm)), descs, mode)
+                self.assert_descriptor_queries(mode, gm)
+                sides = []
+                for device, compiled in [(DEVICE, True), ("cpu", False)]:
+                    results = run(exported, exported.make, device, compiled=compiled, grad=exported.grad)
+                    leaf, base = exported.make.last
+                    sides.append(results + [("base", base), ("gradient of the leaf", leaf.grad)])
+                self.assert_same_results(mode, *sides)
+                self.assert_tensor(sides[0][-2][1], torch.cat([values((4,), start=1) * 2, values((2,), start=5)]),
+                                   f"{mode}: base[:4] doubled", device=DEVICE)
+
+    def test_outputs_viewing_one_intermediate_get_an_intermediate_base(self):
+        """y = x * w; return y[:3], y[3:]: the graph also returns IntermediateBaseAOTOutput(output[0]), whose tangent
+        replaces the two outputs' (none of their own); the callable's outputs are views of one base, as eager's."""
+        d, exported = aot_module("descriptors"), shared("intermediate")
+        gm, weight = exported.joint.graph_module, d.ParamAOTInput(target="weight")
+        base = d.IntermediateBaseAOTOutput(base_of=d.PlainAOTOutput(idx=0))
+        self.assert_value(([desc for _, desc in placeholders(gm)], output_descriptors(gm)), (
+            [weight, d.PlainAOTInput(idx=0), d.TangentAOTInput(output=base)],
+            [d.PlainAOTOutput(idx=0), d.PlainAOTOutput(idx=1), base, d.GradAOTOutput(grad_of=weight), None]), "descs")
+        self.assert_descriptor_queries("intermediate base", gm)
+        first, second = self.assert_matches_eager("intermediate base", exported)[0][1]
+        self.assert_value((first._base is not None, first._base is second._base,
+                           first.untyped_storage().data_ptr() == second.untyped_storage().data_ptr()),
+                          (True, True, True), "both outputs are views of one base")
+
+    def test_an_effectful_op_threads_a_token_and_runs_once_per_call(self):
+        """aten._print (an ordered effect): a ForwardTokenAOTInput placeholder and ForwardTokenAOTOutput, first; export
+        prints nothing (fake tensors), the callable prints once per call and otherwise matches eager."""
+        d, exported = aot_module("descriptors"), shared("tokens")
+        gm, weight = exported.joint.graph_module, d.ParamAOTInput(target="weight")
+        self.assert_value(([desc for _, desc in placeholders(gm)], output_descriptors(gm)), (
+            [d.ForwardTokenAOTInput(idx=0), weight, d.PlainAOTInput(idx=0),
+             d.TangentAOTInput(output=d.PlainAOTOutput(idx=0))],
+            [d.ForwardTokenAOTOutput(idx=0), d.PlainAOTOutput(idx=0), d.GradAOTOutput(grad_of=weight), None]), "descs")
+        self.assert_descriptor_queries("tokens", gm)
+        with captured_stdout() as printed:
+            Exported(MODELS["tokens"], exported.make)
+        self.assert_value(printed, [""], "printed by export and compile")
+        with captured_stdout() as printed:
+            got = run(exported, exported.make, DEVICE, compiled=True, calls=2)
+        self.assert_value(printed, ["aot effect\n" * 2], "printed by two calls")
+        with captured_stdout():
+            self.assert_same_results("tokens", got, run(exported, exported.make, "cpu", compiled=False, calls=2))
+
+    def test_functionalized_rng_needs_a_cuda_rng_state(self):
+        """functorch config functionalize_rng_ops=True (the switch that adds Philox seed/offset primals) reads the
+        CUDA RNG state: without CUDA export raises RuntimeError, training or inference, even with no random op."""
+        from torch._functorch import config
+        if torch.cuda.is_available():
+            self.skipTest("a CUDA host would trace Philox descriptors: not measured on the kit's machines")
+        exported = shared("linear/inference")
+        for grad in (True, False):
+            with self.subTest(f"grad {grad}"), config.patch(functionalize_rng_ops=True), torch.set_grad_enabled(grad):
+                with contextlib.ExitStack() as stack, self.assert_raises_exactly(RuntimeError, "export", "CUDA"):
+                    aot_autograd.aot_export_joint_with_descriptors(stack, exported.model, exported.args)
+        self.assert_value(config.functionalize_rng_ops, False, "the switch after the patch")
 
 
 # --------------------------------------------------------------------------- parameters and call forms
@@ -729,7 +988,7 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
 class TestAotJointWithDescriptorsDtypes(AotTestCase):
     """Every dtype of the space as input, parameter and mutated buffer; outputs of every dtype compared."""
 
-    shared_exports = ("dtypes",)
+    shared_exports = ("dtypes", "mixed")
 
     def test_every_dtype_gives_eager_outputs_gradients_and_buffers(self):
         """One export of all dtypes: per dtype, outputs of that dtype, float32, bool and int64 equal eager's, as do
@@ -754,6 +1013,18 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
                 error = eager_error(lambda: dtypes_model((dtype,)).to(DEVICE)(*make(DEVICE)[0]))
                 with self.assert_raises_exactly(error, f"{dtype} compiled on {DEVICE}"):
                     run(Exported(lambda: dtypes_model((dtype,)), make), make, DEVICE, compiled=True)
+
+    def test_mixed_dtype_ops_promote_and_backpropagate_as_eager(self):
+        """float16, bfloat16, int64 and complex64 inputs with a float32 parameter in one graph: each op's output has
+        torch.promote_types of its operands (floor division int64, comparison bool), values (non-integer) and the
+        gradients of h, b, z and the weight, in their own dtypes, are eager's."""
+        got = self.assert_matches_eager("mixed dtypes", shared("mixed"))
+        dtypes = MIXED_DTYPES + (torch.float32,)
+        self.assert_value([o.dtype for o in got[0][1]], [torch.promote_types(dtypes[a], dtypes[-1 if b == "w" else b])
+                                                         for a, b in MIXED_PAIRS] + [torch.int64, torch.bool],
+                          "output dtypes")
+        self.assert_value([None if g is None else g.dtype for what, g in got if what.startswith("gradient")],
+                          [torch.float32, torch.half, torch.bfloat16, None, torch.complex64], "gradient dtypes")
 
     def test_argmax_of_the_input_raises_upstreams_type_where_no_kernel_exists(self):
         """Running argmax of bool or complex raises RuntimeError, of unsigned or float8 NotImplementedError, as eager
@@ -795,7 +1066,7 @@ class TestAotJointWithDescriptorsLayouts(AotTestCase):
 class TestAotJointWithDescriptorsSparse(AotTestCase):
     """Sparse COO/CSR/CSC/BSR/BSC inputs: to a dense export's callable, and as export examples."""
 
-    shared_exports = ("sparse/dense",)
+    shared_exports = ("sparse/dense",) + tuple(f"sparse/{label}" for label in SPARSE_VARIANTS)
 
     def test_a_dense_export_takes_sparse_inputs_where_eager_does(self):
         """Every sparse layout: the callable gives eager's strided output, argmax, mask and weight gradient, or
@@ -825,21 +1096,84 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                 with self.assert_raises_exactly(error, f"export from a {label} example", "FakeTensor"):
                     Exported(MODELS["sparse"], make)
 
+    def test_uncoalesced_and_hybrid_coo_examples_stay_uncoalesced(self):
+        """Uncoalesced (duplicate indices) and hybrid (a dense dim) COO examples export, compile and run: x * scale
+        keeps eager's raw _indices()/_values() (nnz kept, is_coalesced() False; .indices() would refuse), the dense
+        output and the weight gradient are eager's. The sparse-invariants warning 2.13 gives when construction
+        leaves the checks implicit is turned into an error: the examples opt in explicitly."""
+        for label, (example, dims) in SPARSE_VARIANTS.items():
+            with self.subTest(label), warnings.catch_warnings():
+                warnings.filterwarnings("error", "Sparse invariant checks are implicitly disabled")
+                exported = shared(f"sparse/{label}")
+                got, want = (dict(run(exported, inputs(example()), device, compiled=compiled))["output"][0]
+                             for device, compiled in [(DEVICE, True), ("cpu", False)])
+                self.assert_value((got.is_coalesced(), got.sparse_dim(), got.dense_dim(), got._nnz()),
+                                  (False, *dims), f"{label}: the sparse output")
+                self.assert_tensor(got._indices(), want._indices(), f"{label}: _indices()", device=DEVICE)
+                self.assert_tensor(got._values(), want._values(), f"{label}: _values()", device=DEVICE, **TOLERANCE)
+                self.assert_matches_eager(label, exported, inputs(example()))
+
+    def test_sparse_inputs_requiring_grad(self):
+        """A COO leaf requiring grad (coalesced, uncoalesced): through torch.sparse.mm its sparse gradient is eager's;
+        read through to_dense() the joint graph returns None for its gradient where eager gives one (upstream's
+        gap, pinned); a sparse output requiring grad refuses export (NotImplementedError, no sparse as_strided);
+        hybrid COO through torch.sparse.mm raises eager's RuntimeError at export."""
+        d = aot_module("descriptors")
+        for label, x in [("coalesced", SPARSE_BASE.to_sparse()), ("uncoalesced", SPARSE_VARIANTS[
+                "uncoalesced (duplicate indices)"][0]())]:
+            with self.subTest(f"{label}: torch.sparse.mm"):
+                exported = Exported(MODELS["sparse_mm"], inputs(x, grad=True))
+                got = self.assert_matches_eager(label, exported)
+                want = dict(run(exported, exported.make, "cpu", compiled=False))["gradient of input 0"]
+                grad = dict(got)["gradient of input 0"]
+                self.assert_value((grad.layout, grad._nnz()), (torch.sparse_coo, want._nnz()), f"{label}: x.grad")
+                self.assert_tensor(grad._indices(), want._indices(), f"{label}: x.grad._indices()", device=DEVICE)
+            with self.subTest(f"{label}: to_dense()"):
+                exported = Exported(MODELS["to_dense"], inputs(x, grad=True))
+                gm = exported.joint.graph_module
+                outputs = next(n for n in gm.graph.nodes if n.op == "output").args[0]
+                grad_x = output_descriptors(gm).index(d.GradAOTOutput(grad_of=d.PlainAOTInput(idx=0)))
+                self.assertIsNone(outputs[grad_x], f"{label}: the graph's gradient of x")
+                got, want = (dict(run(exported, exported.make, device, compiled=c))["gradient of input 0"]
+                             for device, c in [(DEVICE, True), ("cpu", False)])
+                self.assert_value((got, want.layout), (None, torch.sparse_coo), f"{label}: x.grad compiled, eager")
+            with self.subTest(f"{label}: sparse output"), self.assert_raises_exactly(
+                    NotImplementedError, f"{label}: export of a sparse output requiring grad", "as_strided"):
+                Exported(MODELS["sparse_variant"], inputs(x, grad=True))
+        hybrid = inputs(SPARSE_VARIANTS["hybrid (one dense dim)"][0]())
+        with self.subTest("hybrid: torch.sparse.mm"):
+            error = eager_error(lambda: MODELS["sparse_mm"]()(*hybrid("cpu")[0]))
+            self.assertIs(error, RuntimeError, "eager torch.sparse.mm of a hybrid COO tensor")
+            with self.assert_raises_exactly(error, "export of torch.sparse.mm of a hybrid COO example", "matrices"):
+                Exported(MODELS["sparse_mm"], hybrid)
+
 
 # --------------------------------------------------------------------------- tensor subclasses
 def two_tensor_input(device):
-    from torch.testing._internal.two_tensor import TwoTensor  # torch's own traceable wrapper subclass
-    return (TwoTensor(values((2, 3), start=1).to(device), values((2, 3), start=4).to(device) / 2),), None
+    return (two_tensor(values((2, 3), start=1).to(device), values((2, 3), start=4).to(device) / 2),), None
+
+
+def subclass_primals(base, nested):
+    """Primals of a dynamic (s, 3) TwoTensor ``base``: each inner tensor (with its sizes and stride if ``nested``),
+    then the TwoTensor's own sizes and first stride."""
+    d = aot_module("descriptors")
+
+    def sizes(of): return [d.SubclassSizeAOTInput(base=of, idx=0), d.SubclassSizeAOTInput(base=of, idx=1),
+                           d.SubclassStrideAOTInput(base=of, idx=0)]
+    inner = [d.SubclassGetAttrAOTInput(base=base, attr=attr) for attr in "ab"]
+    return [desc for part in inner for desc in [part] + (sizes(part) if nested else [])] + sizes(base)
 
 
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsSubclasses(AotTestCase):
     """A traceable tensor subclass (TwoTensor, two inner tensors) as input: one primal per inner tensor."""
 
+    shared_exports = ("linear/two_tensor", "two_tensor")
+
     def test_a_two_tensor_input_is_desugared_per_inner_tensor_and_rebuilt(self):
         """Descriptors name args[0].a/.b and the .a/.b of the tangent and each gradient, answering as their base;
-        fx_utils refuses the graph (RuntimeError); the callable returns a TwoTensor, its parts and gradients eager's."""
-        d, exported = aot_module("descriptors"), Exported(MODELS["linear"], two_tensor_input)
+        every fx_utils getter refuses the graph (RuntimeError); the callable returns a TwoTensor, parts eager's."""
+        d, exported = aot_module("descriptors"), shared("linear/two_tensor")
         gm, params = exported.joint.graph_module, [d.ParamAOTInput(target=n) for n in ("proj.weight", "proj.bias")]
         ins = [d.PlainAOTInput(idx=0), d.TangentAOTInput(output=d.PlainAOTOutput(idx=0))]
         outs = [d.PlainAOTOutput(idx=0)] + [d.GradAOTOutput(grad_of=p) for p in params]
@@ -847,9 +1181,58 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
             params + [d.SubclassGetAttrAOTInput(base=base, attr=attr) for base in ins for attr in "ab"],
             [d.SubclassGetAttrAOTOutput(base=base, attr=attr) for base in outs for attr in "ab"] + [None]), "descs")
         self.assert_descriptor_queries("TwoTensor", gm)
-        with self.assert_raises_exactly(RuntimeError, "fx_utils of a subclass graph", "Subclasses are currently"):
-            aot_module("fx_utils").get_all_input_and_grad_nodes(gm.graph)
+        for getter in FX_GETTERS:
+            with self.assert_raises_exactly(RuntimeError, f"fx_utils.{getter} of a subclass graph", "Subclasses are"):
+                getattr(aot_module("fx_utils"), getter)(gm.graph)
         self.assert_matches_eager("TwoTensor input", exported)
+
+    def test_two_tensors_of_every_dtype_layout_and_size_match_eager(self):
+        """One export of a TwoTensor per dtype of the standard space and per layout (channels_last, transposed,
+        step-sliced, expanded) and size (0, 0-d, size-1): two primals each, x * 2 keeps the dtype (bool: int64),
+        parts, strides and gradients (floating and complex) as eager's."""
+        exported = shared("two_tensor")
+        primals = [desc for name, desc in placeholders(exported.joint.graph_module) if name.startswith("primals")]
+        self.assert_value(len(primals), 2 * len(TWO_TENSOR_CASES), "two primals per TwoTensor input")
+        got = self.assert_matches_eager("TwoTensor space", exported)
+        self.assert_value({label: out.dtype for label, out in zip(TWO_TENSOR_CASES, got[0][1])},
+                          {label: torch.int64 if case[1] == torch.bool else case[1]
+                           for label, case in TWO_TENSOR_CASES.items()},
+                          "output dtypes")
+
+    def test_a_plain_tensor_where_a_two_tensor_was_exported_fails_by_accident(self):
+        """The callable checks no subclass: a plain tensor in the TwoTensor's place fails where the implementation
+        happens to trip (2.9.1 StopIteration, 2.10-2.11 RuntimeError on the missing argument, 2.12+ AssertionError on
+        the type). This pins internals, not a contract: asserted per release so a port that fails otherwise shows."""
+        exported = shared("linear/two_tensor")
+        for grad in (True, False):
+            with self.subTest(f"grad {grad}"), torch.set_grad_enabled(grad):
+                with self.assert_raises_exactly(PLAIN_FOR_SUBCLASS_ERROR, "a plain tensor for a TwoTensor"):
+                    exported.compiled(*leaf_copies(exported.model.parameters()), on_device(values((2, 3))))
+
+    def test_dynamic_shapes_give_size_and_stride_descriptors(self):
+        """An example from a FakeTensorMode with a ShapeEnv and static_shapes=False: a plain input's batch becomes
+        symbolic (no new placeholder); a TwoTensor's sizes and strides become SubclassSize/StrideAOTInput primals
+        (2.14+ also per inner tensor) and its output size a SubclassSizeAOTOutput. The callables run other batches."""
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv
+        d = aot_module("descriptors")
+        for label, wrap in [("plain", lambda t: t), ("TwoTensor", lambda t: two_tensor(t, t * 2 + 1))]:
+            with self.subTest(label):
+                make = (lambda n: lambda device: ((wrap(on_device(values((n, 3)))).requires_grad_(True),), None))
+                fake = FakeTensorMode(shape_env=ShapeEnv()).from_tensor(make(4)(DEVICE)[0][0], static_shapes=False)
+                exported = Exported(MODELS["scale"], make(4), examples=(fake,))
+                gm = exported.joint.graph_module
+                descs = [desc for _, desc in placeholders(gm)]
+                base, out = d.PlainAOTInput(idx=0), d.PlainAOTOutput(idx=0)
+                primals = [base] if label == "plain" else subclass_primals(base, NESTED_SUBCLASS_SIZES)
+                self.assert_value(descs[1:len(primals) + 1], primals, f"{label}: primals after the parameter")
+                self.assert_value(isinstance(gm.graph.find_nodes(op="placeholder")[1].meta["val"].shape[0],
+                                             torch.SymInt), True, f"{label}: the batch size is symbolic")
+                if label == "TwoTensor":
+                    self.assertIn(d.SubclassSizeAOTOutput(base=out, idx=0), output_descriptors(gm), "output size")
+                self.assert_descriptor_queries(label, gm)
+                for n in (4, 6):
+                    self.assert_matches_eager(f"{label}, batch {n}", exported, make(n))
 
 
 # --------------------------------------------------------------------------- sizes
