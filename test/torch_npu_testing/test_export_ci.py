@@ -15,7 +15,9 @@ the fixtures' own tests.
 import ast
 import base64
 import hashlib
+import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -23,7 +25,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from export_repo import CONFIG, FIXTURES, FUNCTORCH_SHAPE, GRAD, NPU_SHAPE, clone, make_kit, make_origin
+from export_repo import AOT, CONFIG, FIXTURES, FUNCTORCH_SHAPE, GRAD, NPU_SHAPE, VMAP, clone, git, make_kit, make_origin
 
 from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.export import merge, plan
@@ -83,9 +85,10 @@ def merged(tmp_path_factory):
     return dest, failing
 
 
-def run_test(python, checkout, module, *unittest_args):
+def run_test(python, checkout, module, *unittest_args, **extra_env):
     env = {key: value for key, value in os.environ.items() if not key.startswith(("TORCH_NPU_TESTING", "PYTHON"))}
     env.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
+    env.update(extra_env)
     command = [str(python), "run_test.py", "-v", "-i", module, "--init_method=1"]
     if unittest_args:
         command += ["--", *unittest_args]
@@ -151,3 +154,86 @@ def test_merged_files_import_nothing_of_the_kit(merged):
         modules |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         assert not any(name and name.startswith("torch_npu_testing") for name in modules)
         assert plan.CARRIED_LIMIT >= 100
+
+
+# --------------------------------------------------------------------------- on a host that reports an NPU
+FAMILIES = {CONFIG: "torch.testing._internal.common_utils", VMAP: "torch.testing._internal.common_utils",
+            GRAD: "torch_npu.testing.testcase", AOT: "torch_npu.testing.testcase"}
+NPU_REPORTED = {"TORCH_NPU_TESTING_STANDIN_NPU": "available"}
+CLASS_CHECK = "This test class should extend from torch.testing._internal.common_utils.TestCase"
+# the kit's tests that do not touch the device: the stand-in reports an NPU but has no kernels
+OFF_DEVICE = ("-k", "test_config_patch_reaches_the_flag", "-k", "test_grad_mode_is_per_thread")
+
+
+@pytest.fixture(scope="module")
+def families(tmp_path_factory):
+    """Master with both runner families in two import forms each (VMAP: ``common_utils.run_tests()``, AOT:
+    torch_npu's ``run_tests`` aliased), committed, then the small kit exported into all four files."""
+    root = tmp_path_factory.mktemp("families")
+    dest = clone(make_origin(root / "src"), root / "dest")
+    shutil.copyfile(FIXTURES / "ascend_functorch" / "test_functorch_module_runner_shape.py", dest / VMAP)
+    shutil.copyfile(FIXTURES / "ascend_npu" / "test_npu_aliased_runner_shape.py", dest / AOT)
+    git(dest, "commit", "-qam", "the other import forms of the two runners")
+    assert cli_main(["export", "master", str(dest), "--kit", str(make_kit(root / "k"))]) == 0
+    return dest
+
+
+def _module(rel):
+    return rel[len("test/"):-len(".py")]
+
+
+@pytest.mark.parametrize("rel", list(FAMILIES), ids=lambda rel: rel.split("/")[-1])
+def test_with_an_npu_reported_each_merged_file_passes_its_runners_class_check(ci_python, families, rel):
+    text = (families / rel).read_text()
+    assert f'\nRUNNER_MODULE = "{FAMILIES[rel]}"  # ' in text
+    result = run_test(ci_python, families, _module(rel), *OFF_DEVICE, **NPU_REPORTED)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and CLASS_CHECK not in output, output[-3000:]
+    assert "Ran 2 tests" in output and "\nOK" in output
+    bases = load_bases(ci_python, families, rel, NPU_REPORTED)
+    assert bases["device"] == "npu" and f"{FAMILIES[rel]}.TestCase" in bases["kit"]
+
+
+@pytest.mark.parametrize("rel", [GRAD, AOT], ids=lambda rel: rel.split("/")[-1])
+def test_without_an_npu_a_torch_npu_runner_file_still_gets_torch_npus_base(ci_python, families, rel):
+    bases = load_bases(ci_python, families, rel, {})
+    assert bases["device"] == "cpu" and "torch_npu.testing.testcase.TestCase" in bases["kit"]
+    assert "torch.testing._internal.common_utils.TestCase" not in bases["kit"]
+
+
+@pytest.mark.parametrize("rel", [CONFIG, VMAP], ids=lambda rel: rel.split("/")[-1])
+def test_control_todays_device_base_fails_pytorchs_class_check_with_an_npu_reported(ci_python, families, rel):
+    """Today's export carried ``RUNNER_MODULE = None`` semantics (the device's pair): with an NPU, torch_npu's
+    TestCase, which PyTorch's runner refuses before any test runs."""
+    text = (families / rel).read_text()
+    control = families / rel.replace("_api.py", "_control_api.py")
+    control.write_text(text.replace(f'RUNNER_MODULE = "{FAMILIES[rel]}"', "RUNNER_MODULE = None"))
+    try:
+        result = run_test(ci_python, families, _module(str(control.relative_to(families))), *OFF_DEVICE,
+                          **NPU_REPORTED)
+        quiet = run_test(ci_python, families, _module(str(control.relative_to(families))), *OFF_DEVICE)
+    finally:
+        control.unlink()
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and f"TestKitSmallFixtureApi - failed. {CLASS_CHECK}" in output, output[-3000:]
+    assert "Ran 2 tests" not in output
+    assert quiet.returncode == 0 and "Ran 2 tests" in quiet.stderr     # without an NPU it was never seen
+
+
+LOAD_BASES = ("import importlib.util, json, sys\n"
+              "spec = importlib.util.spec_from_file_location('merged', sys.argv[1])\n"
+              "module = importlib.util.module_from_spec(spec)\n"
+              "spec.loader.exec_module(module)\n"
+              "device = getattr(module, 'kit_device_type', getattr(module, 'device_type', None))()\n"
+              "mro = module.TestKitSmallFixtureApi.__mro__\n"
+              "print(json.dumps({'device': device, 'kit': [f'{k.__module__}.{k.__name__}' for k in mro]}))\n")
+
+
+def load_bases(python, checkout, rel, extra_env):
+    """The merged file's resolved device and the classes of its kit test class, loaded from ``test/``."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("TORCH_NPU_TESTING", "PYTHON"))}
+    env.update(extra_env, TORCH_DEVICE_BACKEND_AUTOLOAD="1")
+    result = subprocess.run([str(python), "-c", LOAD_BASES, rel[len("test/"):]], cwd=checkout / "test", env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.splitlines()[-1])

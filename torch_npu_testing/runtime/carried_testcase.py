@@ -30,8 +30,8 @@ RUNNER_MODULE = None  # export: the module of the run_tests a merged file's main
 
 
 def _device_runtime(name):
-    device_module = "torch_npu.testing.testcase" if device_type() == "npu" else "torch.testing._internal.common_utils"
-    return getattr(importlib.import_module(RUNNER_MODULE or device_module), name)
+    by_device = "torch_npu.testing.testcase" if device_type() == "npu" else "torch.testing._internal.common_utils"
+    return getattr(importlib.import_module(RUNNER_MODULE or by_device), name)
 
 
 class TestCase(_device_runtime("TestCase")):
