@@ -31,6 +31,7 @@ COMMANDS = {
     "search": ("torch_npu_testing.task.search", "which tests of Ascend/PyTorch refs already call an API"),
     "docs": ("torch_npu_testing.task.docs", "is an API in Ascend's native-API docs per torch version; add it"),
     "new": ("torch_npu_testing.task.scaffold", "start an API task: test-file scaffold and its row in table.json"),
+    "mutate": ("torch_npu_testing.mutate.cli", "how strong a test file is against generic port faults of its APIs"),
 }
 
 

@@ -1,0 +1,168 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""``python -m torch_npu_testing mutate FILE [--api NAME ...] [--jobs N] [--timeout S] [--json OUT]
+[--fail-under PCT] [--quiet] [--timeout-kills]``.
+
+The APIs are FILE's rows of the one table (:file:`common/table.json`), or ``--api``. Exit status: 0, or 1
+when the strength over all APIs is under ``--fail-under``; 2 with one line on stderr and nothing written
+for bad input (an unknown API, a FILE that is no test file or has no tests, a baseline that fails: its
+first failure named). An API this torch lacks is "absent in this torch" (exit 0), as ``report`` has it.
+"""
+import os
+import sys
+import time
+import unittest
+
+from ..common import table
+from ..common.atomic import write_text_atomic
+from ..common.errors import UsageError
+from ..common.results import sha256_of
+from . import child, output, runner, score
+
+
+def add_arguments(parser):
+    parser.add_argument("file", help="an API-consistency test file")
+    parser.add_argument("--api", action="append", metavar="NAME",
+                        help="a target API by dotted name (repeatable; default: FILE's APIs in the table)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="children at a time (default: cores)")
+    parser.add_argument("--timeout", type=float, metavar="S",
+                        help="seconds per mutant (default: 5 x the baseline's test time + 10)")
+    parser.add_argument("--json", metavar="OUT", help="write the results document here")
+    parser.add_argument("--fail-under", type=float, metavar="PCT", help="exit 1 when the strength is under PCT")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines and no table")
+    parser.add_argument("--timeout-kills", action="store_true", help="count timeouts as kills")
+    parser.add_argument("--fresh-processes", action="store_true",
+                        help="run every child as a fresh process instead of a fork (slower; for comparison)")
+
+
+def _api_names(args):
+    if args.api:
+        return list(dict.fromkeys(args.api))
+    relative = os.path.relpath(os.path.abspath(args.file)).replace(os.sep, "/")
+    names = [entry["name"] for entry in table.apis() if entry["test_file"] == relative]
+    if not names:
+        raise UsageError(f"{args.file} is not a test file of the table; name its APIs with --api")
+    return names
+
+
+def _check_file(path):
+    if not os.path.isfile(path):
+        raise UsageError(f"no such test file: {path}")
+    if not path.endswith(".py"):
+        raise UsageError(f"{path} is not a Python test file")
+
+
+def _prepare(args, names):
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    try:
+        prepared = child.prepare(args.file, names)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - the file's own import error, in one line
+        raise UsageError(f"cannot import {args.file}: {type(exc).__name__}: {exc}") from None
+    known = {entry["name"] for entry in table.apis()}
+    unknown = [name for name in prepared.absent if name not in known]
+    if unknown:
+        raise UsageError(f"unknown API {unknown[0]!r}: {prepared.absent[unknown[0]]}")
+    if unittest.defaultTestLoader.loadTestsFromModule(prepared.module).countTestCases() == 0:
+        raise UsageError(f"{args.file} has no tests")
+    return prepared
+
+
+def _device():
+    from ..runtime.carried import device_type
+    return device_type()
+
+
+def _mutant_record(mutant, report, docstring, single_api):
+    outcome, killed_by = score.outcome_of(report, mutant.api)
+    tally = report.get("tallies", {}).get(mutant.api, {})
+    record = {"id": mutant.id, "code": mutant.fault.code, "family": mutant.fault.family,
+              "description": mutant.fault.description, "outcome": outcome, "killed_by": killed_by,
+              "calls": tally.get("calls", 0), "changed": tally.get("changed", 0),
+              "no_effect": tally.get("no effect", 0), "not_applicable": tally.get("not applicable", 0),
+              "explained": None, "wall_s": report.get("wall_s")}
+    if outcome == "survived":
+        record["explained"] = score.explanation(docstring, mutant.id, mutant.fault.code, single_api)
+    return record
+
+
+def _run_mutants(args, prepared, fresh, timeout):
+    progress = output.Progress(len(prepared.mutants), time.perf_counter(), args.quiet)
+    docstring = prepared.module.__doc__
+    single = len(prepared.targets) == 1
+    records = {}
+
+    def done(report):
+        mutant = prepared.mutants[report["index"]]
+        records[mutant.index] = _mutant_record(mutant, report, docstring, single)
+        progress.line(mutant.id, records[mutant.index]["outcome"], records[mutant.index]["killed_by"],
+                      time.perf_counter())
+
+    start = runner.start_fresh if fresh else runner.start_fork
+    runner.run_all(lambda index: start(prepared, index), [m.index for m in prepared.mutants], args.jobs,
+                   timeout, done)
+    return [records[m.index] for m in prepared.mutants]
+
+
+def _api_blocks(args, prepared, records, baseline):
+    blocks = []
+    for target in prepared.targets:
+        mine = [record for record in records if record["id"].startswith(target.name + ":")]
+        blocks.append({"name": target.name, "status": "present", "kind": target.kind,
+                       "baseline_calls": baseline.get("tallies", {}).get(target.name, {}).get("calls", 0),
+                       "strength": score.strength(mine, args.timeout_kills), "mutants": mine})
+    for name, reason in prepared.absent.items():
+        blocks.append({"name": name, "status": "absent", "reason": reason, "kind": None, "mutants": []})
+    return blocks
+
+
+def _document(args, prepared, mode, blocks, timing):
+    import torch
+
+    fresh, reasons = mode
+    return {"format": output.FORMAT, "file": args.file, "sha256": sha256_of(args.file),
+            "torch_version": torch.__version__, "mode": "fresh" if fresh else "fork", "fresh_reasons": reasons,
+            "jobs": args.jobs, "timeout_s": timing.pop("timeout_s"), "timeout_kills": args.timeout_kills,
+            "timing": timing, "apis": blocks, "percent": score.total_percent(
+                [b["strength"] for b in blocks if b["status"] == "present"])}
+
+
+def _baseline(prepared, args):
+    fresh, reasons, baseline = runner.choose_mode(prepared, _device(), args.fresh_processes)
+    if not runner.passed(baseline):
+        raise UsageError(f"the baseline fails (no mutant applied): {runner.describe_failure(baseline)}")
+    for reason in reasons:
+        print(f"mutate: fresh process per mutant: {reason}", file=sys.stderr)
+    return fresh, reasons, baseline
+
+
+def main(args):
+    started = time.perf_counter()
+    _check_file(args.file)
+    prepared = _prepare(args, _api_names(args))
+    if not prepared.targets:
+        blocks = _api_blocks(args, prepared, [], {})
+        print("\n".join(line for block in blocks for line in output.api_lines(block)))
+        return 0
+    fresh, reasons, baseline = _baseline(prepared, args)
+    test_s = baseline["test_s"]
+    timeout = args.timeout if args.timeout is not None else 5 * test_s + 10
+    records = _run_mutants(args, prepared, fresh, timeout)
+    blocks = _api_blocks(args, prepared, records, baseline)
+    wall = time.perf_counter() - started
+    timing = {"parent_import_s": prepared.import_s, "baseline_test_s": test_s, "wall_s": round(wall, 3),
+              "target_s": round(1.25 * (prepared.import_s + len(records) * test_s / args.jobs), 3),
+              "timeout_s": timeout}
+    document = _document(args, prepared, (fresh, reasons), blocks, timing)
+    if not args.quiet:
+        print("\n\n".join(output.table(block) for block in blocks if block["status"] == "present") + "\n")
+    print("\n".join(line for block in blocks for line in output.api_lines(block)))
+    print(output.timing_line(document["timing"], len(records), args.jobs), file=sys.stderr)
+    if args.json:
+        write_text_atomic(args.json, __import__("json").dumps(document, indent=1) + "\n")
+    if args.fail_under is not None and (document["percent"] or 0) < args.fail_under:
+        print(f"mutate: strength {document['percent']}% is under --fail-under {args.fail_under}%", file=sys.stderr)
+        return 1
+    return 0

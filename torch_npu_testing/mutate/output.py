@@ -1,0 +1,79 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""What ``mutate`` prints and writes: progress lines, the per-API table, strength lines, the JSON.
+
+The JSON (``--json``) is a document of format :data:`FORMAT`: ``file``, ``sha256``, ``torch_version``,
+``mode`` (fork / fresh) with ``fresh_reasons``, ``jobs``, ``timeout_s``, ``timing`` (``parent_import_s``,
+``baseline_test_s``, ``wall_s``, ``target_s``), and per API in ``apis``: ``status`` (present / absent with
+``reason``), ``kind``, ``baseline_calls``, ``strength`` (:func:`score.strength`) and ``mutants`` (``id``,
+``code``, ``description``, ``outcome``, ``killed_by``, ``calls``, ``changed``, ``no_effect``,
+``not_applicable``, ``explained``, ``wall_s``). ``report`` and ``pr`` read it (report/strength.py).
+"""
+import sys
+
+from .score import strength_line
+
+FORMAT = "torch_npu_testing.mutate/1"
+
+
+class Progress:
+    """One stderr line per finished mutant: n of N, outcome, elapsed, time left."""
+
+    def __init__(self, total, started, quiet=False, stream=None):
+        self.total, self.started, self.quiet = total, started, quiet
+        self.stream = stream or sys.stderr
+        self.done = 0
+
+    def line(self, mutant_id, outcome, killed_by, now):
+        self.done += 1
+        if self.quiet:
+            return
+        elapsed = now - self.started
+        left = elapsed / self.done * (self.total - self.done)
+        detail = f" by {killed_by}" if killed_by else ""
+        print(f"mutate: [{self.done}/{self.total}] {mutant_id}: {outcome}{detail} "
+              f"({elapsed:.1f}s elapsed, ~{left:.0f}s left)", file=self.stream, flush=True)
+
+
+def _fired(record):
+    return record["changed"] + record["no_effect"]
+
+
+def _effect(record):
+    if record["changed"]:
+        return f"changed {record['changed']}"
+    if record["no_effect"]:
+        return "none"
+    return f"n/a {record['not_applicable']}" if record["not_applicable"] else "-"
+
+
+def table(api_block):
+    """The per-API table: mutant, calls fired (of in-scope calls), effect, outcome, killing test."""
+    rows = [("mutant", "fired", "effect", "outcome", "killing test")]
+    for record in api_block["mutants"]:
+        outcome = record["outcome"] + (" (explained)" if record.get("explained") else "")
+        rows.append((record["code"], f"{_fired(record)}/{record['calls']}", _effect(record), outcome,
+                     record.get("killed_by") or ""))
+    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    lines = [f"{api_block['name']} ({api_block['kind']}):"]
+    for row in rows:
+        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def api_lines(api_block):
+    """The strength line of one API, then its survivors (explained ones with their sentence)."""
+    if api_block["status"] != "present":
+        return [f"strength {api_block['name']}: absent in this torch ({api_block['reason']})"]
+    lines = [strength_line(api_block["name"], api_block["strength"])]
+    for record in api_block["mutants"]:
+        if record["outcome"] == "survived":
+            why = f" (explained: {record['explained']})" if record.get("explained") else ""
+            lines.append(f"  survived: {record['code']}: {record['description']}{why}")
+    return lines
+
+
+def timing_line(timing, count, jobs):
+    return (f"mutate: {count} mutants in {timing['wall_s']:.1f}s; target 1.25 x "
+            f"(import {timing['parent_import_s']:.1f}s + {count} x {timing['baseline_test_s']:.2f}s / {jobs})"
+            f" = {timing['target_s']:.1f}s")
