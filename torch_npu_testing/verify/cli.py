@@ -104,7 +104,7 @@ def main(args):
     with tempfile.TemporaryDirectory(prefix="verify-standin-") as folder:
         stand_in, extra_env = None, {}
         if args.stand_in_npu:
-            stand_in = dict(standin.build(args.kit, plan.dest, folder), mode=args.stand_in_npu, label=standin.LABEL)
+            stand_in = dict(standin.build(plan.dest, folder), mode=args.stand_in_npu, label=standin.LABEL)
             extra_env = standin.environment(folder, args.stand_in_npu)
             print(f"verify: {standin.LABEL} (mode {args.stand_in_npu})", file=sys.stderr, flush=True)
         envs = [run_env(name, python, plan, extra_env, command) for name, python in chosen]

@@ -15,8 +15,7 @@ import tempfile
 from ..common.results import cases_from_dicts
 from . import classify
 from .runfile import execute
-
-KIT_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from .standin import KIT_ROOT as KIT_PARENT
 
 
 def probe_file(python, target, dest, extra_env):

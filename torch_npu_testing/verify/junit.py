@@ -39,10 +39,10 @@ def _outcome(element):
 def _reason(outcome, child):
     if child is None:
         return None
-    message = (child.get("message") or "").strip()
+    # an XML parser turns the newlines of an attribute into spaces: the first paragraph ends at two of them
+    message = (child.get("message") or "").strip().split("  ")[0].strip()
     if outcome in (Outcome.FAILED, Outcome.ERROR) and child.get("type"):
-        message = f"{child.get('type')}: {message.splitlines()[0] if message else ''}".rstrip(": ")
-    message = message.splitlines()[0] if message else ""
+        message = f"{child.get('type')}: {message}".rstrip(": ")
     if len(message) > MAX_REASON_CHARS:
         message = message[:MAX_REASON_CHARS - 3] + "..."
     return message or None

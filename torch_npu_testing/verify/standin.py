@@ -22,20 +22,21 @@ LABEL = "stand-in torch_npu, not an NPU run"
 SWITCH = "TORCH_NPU_TESTING_STANDIN_NPU"
 MODES = ("none", "available")
 FIXTURE = os.path.join("test", "torch_npu_testing", "fixtures", "standin_torch_npu")
+KIT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the kit's checkout
 DEST_FILES = ("torch_npu/testing/testcase.py", "torch_npu/testing/common_utils.py")
 DIST_INFO = "torch_npu-0.0.0+standin.dist-info"
 
 
-def fixture_dir(kit_root):
-    """The stand-in package's folder in the kit; UsageError when the kit lacks it."""
-    folder = os.path.join(os.path.abspath(kit_root), FIXTURE)
+def fixture_dir(kit_root=KIT_ROOT):
+    """The stand-in package's folder in the checkout this kit runs from; UsageError when it lacks it (an
+    installed kit without its tests)."""
+    folder = os.path.join(kit_root, FIXTURE)
     if not os.path.isfile(os.path.join(folder, "torch_npu", "__init__.py")):
-        raise UsageError(f"--stand-in-npu: the kit at {kit_root} lacks {FIXTURE}/torch_npu (run from the kit or "
-                         "pass --kit)")
+        raise UsageError(f"--stand-in-npu: {kit_root} lacks {FIXTURE}/torch_npu (run the kit from its checkout)")
     return folder
 
 
-def build(kit_root, dest, folder):
+def build(dest, folder, kit_root=KIT_ROOT):
     """Lay the stand-in out in ``folder`` (empty); return ``{"path", "files": {what: from where}}``."""
     source = fixture_dir(kit_root)
     shutil.copytree(os.path.join(source, "torch_npu"), os.path.join(folder, "torch_npu"),
