@@ -6,6 +6,7 @@ from . import evidence, log, task_sections
 from .fit import LOG_END, LOG_START
 from .planfacts import TEST_FILE, UPSTREAM_PATCH
 from .task_sections import code, gap_lines
+from ..upstream import basefacts
 
 ACTIONS = {"create": "新增 (new)", "update": "补充 (adds to the branch's file, their tests kept)",
            "unchanged": "不变 (unchanged)"}
@@ -109,7 +110,8 @@ def verification_section(facts, options):
 
 def upstream_section(facts, options):
     if facts["plan"]["patches"]:
-        return evidence.upstream_lines(facts["report"]) or ["> ⚠ 缺少 / missing: no upstream results", ""]
+        return basefacts.base_lines(facts["report"]["upstream"]) + (
+            evidence.upstream_lines(facts["report"]) or ["> ⚠ 缺少 / missing: no upstream results", ""])
     why = [f"{path}: {reason}" for path, reason in facts["plan"]["left_out"].items()
            if path.startswith("test_upstream/")]
     return ["不涉及: this branch's PR carries no upstream patch (Ascend keeps upstream patches only on v2.11.0 and "
