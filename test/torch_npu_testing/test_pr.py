@@ -79,7 +79,11 @@ def write(path, text):
     return str(path)
 
 
-def table_doc(task_id="Task-47"):
+TASK = {"task": "任务47", "campaign": "测试用的社区任务", "campaign_issue": 40, "campaign_note": "任务编号 #45 起",
+        "issues": [{"role": "issue", "number": 47}]}
+
+
+def table_doc(task_id=TASK):
     doc = json.loads(open(table.TABLE_PATH, encoding="utf-8").read())
     doc["apis"] = [{"name": API, "title": "is_grad_enabled", "ascend_task_id": task_id, "since": None,
                     "test_file": TEST_FILE, "coverage": []},
@@ -172,7 +176,11 @@ def test_full_description_follows_the_template_of_master(
     assert headings == ORDER
     assert "⚠" not in markdown, markdown
     assert f"pr {BRANCH}: origin/v2.7.1 at " in stderr and "attach:" in stderr
-    assert "- [x] issue/工单 —— community task Task-47" in markdown
+    assert "- [x] issue/工单 —— community task 任务47 (issue #47) (table.json)" in markdown
+    assert "> 1 个 issue 出自「测试用的社区任务」（任务编号 #45 起，见 [#40](https://gitcode.com/Ascend/pytorch/issues/40)）。" \
+        in section(markdown, "【合入来源】")
+    assert f"- 关联 issue：[#47](https://gitcode.com/Ascend/pytorch/issues/47) — `{API}`（任务47）" \
+        in section(markdown, "【合入来源】")
     assert box(markdown, "【合入来源】", "需求").startswith("- [ ] 需求 —— not this PR's kind")
     assert box(markdown, "【CheckList】", "代码注释完备").startswith("- [x]")
     assert "不涉及: the PR adds or changes only test files" in box(markdown, "【CheckList】", "返回值")

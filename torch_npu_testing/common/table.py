@@ -7,6 +7,9 @@ required), pr and export (what a branch gets), task (where a new API goes), benc
 (``tool_torch``). ``tox.ini`` repeats the envs and pins in its own syntax; a unit test checks that it
 agrees with this table. Names keep the vocabulary of the Ascend side: a *branch* is an Ascend/pytorch
 branch (``master``, ``v2.12.0``), an *env* a tox env that tests one torch of it (``master_213``).
+
+Loading validates each API's ``ascend_task_id`` (:func:`task_problem`): ``null`` while the task is unknown
+(a new API; never invented), else the community task with its campaign and its issues on Ascend's tracker.
 """
 import functools
 import json
@@ -36,7 +39,57 @@ def _load(path):
     names = [entry["name"] for entry in entries]
     if len(set(names)) != len(names):
         raise ValueError(f"{path}: an API is listed twice")
+    for entry in entries:
+        problem = task_problem(entry.get("ascend_task_id"))
+        if problem:
+            raise ValueError(f"{path}: {entry['name']}: ascend_task_id {problem}")
     return table
+
+
+# ------------------------------------------------------------------------------------ community tasks
+TASK_ROLES = {"issue": "关联 issue", "来源任务": "来源任务 Issue", "结果": "结果 Issue"}   # role: the seed PRs' label
+_TASK_KEYS = {"task": str, "campaign": str, "campaign_issue": int, "campaign_note": str, "issues": list}
+_ISSUE_KEYS = {"role": str, "number": int, "title": str}
+
+
+def _fields_problem(value, kinds, required):
+    if not isinstance(value, dict):
+        return f"must be an object, not {type(value).__name__}"
+    unknown = sorted(set(value) - set(kinds))
+    if unknown:
+        return f"has unknown key(s) {', '.join(unknown)} (known: {', '.join(kinds)})"
+    for key, kind in kinds.items():
+        if key in required and key not in value:
+            return f"lacks {key!r}"
+        got = value.get(key, kind())
+        empty = key in value and not (got > 0 if isinstance(got, int) else got)
+        if not isinstance(got, kind) or isinstance(got, bool) or empty:
+            return f"{key!r} must be a {'positive' if kind is int else 'non-empty'} {kind.__name__}"
+    return None
+
+
+def task_problem(task):
+    """Why ``task`` (an API's ``ascend_task_id``) is malformed, or None. The shape: ``null`` while unknown,
+    else ``{"task": "任务61", "campaign": "...", "campaign_issue": 2683 (optional), "campaign_note": "..."
+    (optional), "issues": [{"role": one of TASK_ROLES, "number": 2684, "title": "..." (optional)}, ...]}``."""
+    if task is None:
+        return None
+    problem = _fields_problem(task, _TASK_KEYS, ("task", "campaign", "issues"))
+    for number, issue in enumerate([] if problem else task["issues"], 1):
+        problem = _fields_problem(issue, _ISSUE_KEYS, ("role", "number"))
+        if not problem and issue["role"] not in TASK_ROLES:
+            problem = f"role {issue['role']!r} is not one of {', '.join(TASK_ROLES)}"
+        if problem:
+            return f"issue {number}: {problem}"
+    return problem
+
+
+def task_label(task):
+    """Short text of an ``ascend_task_id``: ``任务61 (issue #2684)``, ``31 (来源任务 #2954, 结果 #3102)``; a
+    recorded plain string (results written before the shape) as it is; None for None."""
+    if not isinstance(task, dict):
+        return task
+    return f"{task['task']} (" + ", ".join(f"{issue['role']} #{issue['number']}" for issue in task["issues"]) + ")"
 
 
 def load(path=None):

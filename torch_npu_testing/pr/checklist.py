@@ -7,6 +7,7 @@ template's boxes are matched by their words (:data:`TEMPLATE_RULES`); a box the 
 template update) stays open, saying so. The template asks to tick an item that passed *or does not apply*
 (``自检通过或不涉及，均修改 [ ] 为 [x]``); a 不涉及 tick says why it does not apply.
 """
+from ..common import table
 from ..common.layout import GRAD_MODE_FILES
 from .planfacts import TEST_FILE, UPSTREAM_PATCH
 
@@ -32,13 +33,14 @@ def _tests_only(facts):
 
 # ------------------------------------------------------------------------------- the template's boxes
 def source_box(text, facts):
-    """【合入来源】: the task comes from Ascend's tracker (an issue/工单) when every API has its task id."""
+    """【合入来源】: the task comes from Ascend's tracker (an issue/工单) when every API has its task (the
+    table's ``ascend_task_id``); the why names each task and its issues, as the lines under the boxes do."""
     if "issue" in text or "工单" in text:
         missing = [api["name"] for api in facts["apis"] if not api.get("ascend_task_id")]
         if missing:
             return False, f"no ascend_task_id in table.json for {', '.join(missing)}"
-        ids = ", ".join(sorted({str(api["ascend_task_id"]) for api in facts["apis"]}))
-        return True, f"community task {ids} (table.json)"
+        labels = dict.fromkeys(table.task_label(api["ascend_task_id"]) for api in facts["apis"])
+        return True, f"community task {'; '.join(labels)} (table.json)"
     if "资料" in text:
         return False, "this PR changes no docs (entries still to add, if any, are in 【资料变更】)", True
     return False, "not this PR's kind: it adds API-consistency tests for a community task", True

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The body of each section of the description, from the facts (template sections; task sections are in
 :mod:`.task_sections`). ``options`` carry what :mod:`.fit` shortened."""
-from . import evidence, log, task_sections
+from . import evidence, log, source, task_sections
 from .fit import LOG_END, LOG_START
 from .planfacts import TEST_FILE, UPSTREAM_PATCH
 from .task_sections import code, gap_lines
@@ -17,10 +17,7 @@ def box_lines(items):
 
 
 def source_section(facts, options):
-    lines = box_lines(facts["template_boxes"].get("【合入来源】", []))
-    for api in facts["apis"]:
-        task_id = api.get("ascend_task_id")
-        lines.append(f"- {code(api['name'])}: Ascend task " + (code(task_id) if task_id else "**⚠ 缺少 / missing**"))
+    lines = box_lines(facts["template_boxes"].get("【合入来源】", [])) + source.source_lines(facts["apis"])
     return lines + [""] + gap_lines(facts, "合入来源") + gap_lines(facts, "模板")
 
 

@@ -5,6 +5,7 @@
 An API counts as exercised in an env only when some test calls it directly; the rows are the env entry's
 ``coverage`` list (what the PR checklist reads).
 """
+from ..common import table
 from .markdown import cell, code
 
 
@@ -100,7 +101,7 @@ def _calls_by_file(calls, label):
 
 def _task_text(row):
     task = "the API name" if row["task"] == row["name"] else row["task"]
-    ascend = row.get("ascend_task_id")
+    ascend = table.task_label(row.get("ascend_task_id"))
     return f"{task}; Ascend task {ascend}" if ascend else f"{task}; Ascend task id not set"
 
 
