@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..common import results
 from ..suite.run import load_module
 from . import catalogue as catalogue_module
+from . import returned
 from . import targets as targets_module
 from .faults import Tally
 from .scope import Scope
@@ -42,6 +43,7 @@ class Prepared:
     mutants: list
     import_s: float
     threads_at_import: int
+    packages: tuple = ()
 
 
 def _import_lazily_used():
@@ -52,7 +54,7 @@ def _import_lazily_used():
             continue
 
 
-def prepare(path, api_names):
+def prepare(path, api_names, packages=()):
     """Import everything the children share and resolve ``api_names``; see the module docstring.
 
     ``absent`` maps an API this torch lacks to the reason; a name that is no callable raises ValueError.
@@ -64,6 +66,8 @@ def prepare(path, api_names):
     module = load_module(path)
     threads = threading.active_count() - before
     _import_lazily_used()
+    for name in packages:
+        importlib.import_module(name)
     targets, absent = [], {}
     for name in api_names:
         try:
@@ -71,11 +75,11 @@ def prepare(path, api_names):
         except targets_module.AbsentApi as exc:
             absent[name] = str(exc)
     return Prepared(path, module, targets, absent, catalogue_module.catalogue(targets),
-                    round(time.perf_counter() - started, 3), threads)
+                    round(time.perf_counter() - started, 3), threads, tuple(packages))
 
 
-def _hook(target, fault, tally):
-    scope = Scope(target.kind)
+def _hook(target, fault, tally, packages):
+    scope = Scope(target.kind, packages)
     bound_self = target.bound_self
 
     def hook(real, args, kwargs, caller):
@@ -98,17 +102,20 @@ def _install(prepared, index):
         if chosen is not None and target.name != chosen.api:
             continue
         tallies[target.name] = Tally()
-        hook = _hook(target, chosen.fault if chosen else None, tallies[target.name])
-        restores.append(targets_module.install(target, hook, extra_modules=(prepared.module,)))
+        hook = _hook(target, chosen.fault if chosen else None, tallies[target.name], prepared.packages)
+        restores.append(targets_module.install(target, hook, (prepared.module,), prepared.packages))
     return tallies, restores
 
 
-def run(prepared, index):
-    """Run the tests under mutant ``index`` (BASELINE: none); the report of the module docstring."""
+def run(prepared, index, on_start=None):
+    """Run the tests under mutant ``index`` (BASELINE: none); the report of the module docstring.
+    ``on_start()`` is called just before the first test (the parent's clock for ``--timeout`` starts there)."""
     import torch
 
     torch.set_num_threads(1)
     tallies, restores = _install(prepared, index)
+    if on_start is not None:
+        on_start()
     tests = unittest.defaultTestLoader.loadTestsFromModule(prepared.module)
     runner = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0, failfast=True,
                                      resultclass=results.recorder_class(prepared.path))
@@ -118,10 +125,19 @@ def run(prepared, index):
     finally:
         for restore in reversed(restores):
             restore()
+        returned.restore_all()
     failed = next((case for case in outcome.cases if case.outcome.fails), None)
     return {"index": index, "tests_run": outcome.testsRun, "test_s": round(time.perf_counter() - started, 3),
             "first_failure": failed.name if failed else None, "reason": failed.reason if failed else None,
             "tallies": {name: tally.to_dict() for name, tally in tallies.items()}}
+
+
+START_MARK = b"\n"
+
+
+def mark_start(fd):
+    """``on_start`` for :func:`run`: one newline on ``fd`` before the report."""
+    return lambda: os.write(fd, START_MARK)
 
 
 def write_report(fd, report):
@@ -135,6 +151,7 @@ def _parse(argv):
     parser = argparse.ArgumentParser(prog="python -m torch_npu_testing.mutate.child")
     parser.add_argument("file")
     parser.add_argument("--api", action="append", required=True)
+    parser.add_argument("--internal-package", action="append", default=[])
     parser.add_argument("--index", type=int, required=True)
     parser.add_argument("--result-fd", type=int, required=True)
     return parser.parse_args(argv)
@@ -143,8 +160,8 @@ def _parse(argv):
 def main(argv=None):
     """The fresh-process child: prepare, run one index, report on ``--result-fd``."""
     args = _parse(argv)
-    prepared = prepare(args.file, args.api)
-    write_report(args.result_fd, run(prepared, args.index))
+    prepared = prepare(args.file, args.api, args.internal_package)
+    write_report(args.result_fd, run(prepared, args.index, mark_start(args.result_fd)))
     return 0
 
 

@@ -8,6 +8,7 @@ when the strength over all APIs is under ``--fail-under``; 2 with one line on st
 for bad input (an unknown API, a FILE that is no test file or has no tests, a baseline that fails: its
 first failure named). An API this torch lacks is "absent in this torch" (exit 0), as ``report`` has it.
 """
+import json
 import os
 import sys
 import time
@@ -17,7 +18,7 @@ from ..common import table
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
 from ..common.results import sha256_of
-from . import child, output, runner, score
+from . import output, score
 
 
 def add_arguments(parser):
@@ -31,6 +32,9 @@ def add_arguments(parser):
     parser.add_argument("--fail-under", type=float, metavar="PCT", help="exit 1 when the strength is under PCT")
     parser.add_argument("--quiet", action="store_true", help="no progress lines and no table")
     parser.add_argument("--timeout-kills", action="store_true", help="count timeouts as kills")
+    parser.add_argument("--internal-package", action="append", default=[], metavar="PACKAGE",
+                        help="a package whose own calls of the API keep the real behaviour, as torch's do "
+                             "(for an API outside torch; torch, functorch, torch_npu and torchgen always are)")
     parser.add_argument("--fresh-processes", action="store_true",
                         help="run every child as a fresh process instead of a fork (slower; for comparison)")
 
@@ -53,12 +57,18 @@ def _check_file(path):
 
 
 def _prepare(args, names):
+    from . import child  # imports torch: after main's clock started, so the import is measured
+
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     try:
-        prepared = child.prepare(args.file, names)
+        prepared = child.prepare(args.file, names, args.internal_package)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except ModuleNotFoundError as exc:
+        if exc.name in args.internal_package:
+            raise UsageError(f"--internal-package {exc.name}: no such module") from None
+        raise UsageError(f"cannot import {args.file}: {type(exc).__name__}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - the file's own import error, in one line
         raise UsageError(f"cannot import {args.file}: {type(exc).__name__}: {exc}") from None
     known = {entry["name"] for entry in table.apis()}
@@ -89,6 +99,8 @@ def _mutant_record(mutant, report, docstring, single_api):
 
 
 def _run_mutants(args, prepared, fresh, timeout):
+    from . import runner
+
     progress = output.Progress(len(prepared.mutants), time.perf_counter(), args.quiet)
     docstring = prepared.module.__doc__
     single = len(prepared.targets) == 1
@@ -130,6 +142,8 @@ def _document(args, prepared, mode, blocks, timing):
 
 
 def _baseline(prepared, args):
+    from . import runner
+
     fresh, reasons, baseline = runner.choose_mode(prepared, _device(), args.fresh_processes)
     if not runner.passed(baseline):
         raise UsageError(f"the baseline fails (no mutant applied): {runner.describe_failure(baseline)}")
@@ -161,7 +175,7 @@ def main(args):
     print("\n".join(line for block in blocks for line in output.api_lines(block)))
     print(output.timing_line(document["timing"], len(records), args.jobs), file=sys.stderr)
     if args.json:
-        write_text_atomic(args.json, __import__("json").dumps(document, indent=1) + "\n")
+        write_text_atomic(args.json, json.dumps(document, indent=1) + "\n")
     if args.fail_under is not None and (document["percent"] or 0) < args.fail_under:
         print(f"mutate: strength {document['percent']}% is under --fail-under {args.fail_under}%", file=sys.stderr)
         return 1

@@ -10,8 +10,8 @@ Fresh mode: each child is ``python -m torch_npu_testing.mutate.child`` (pays the
 the resolved device is not cpu (an accelerator runtime must not be forked), when FILE starts threads at
 import, and when the baseline fails in a fork but passes in a fresh process (:func:`choose_mode`).
 
-A child past its timeout is killed (SIGKILL) and reported as ``{"timed_out": true}``; one that dies
-without a report as ``{"died": "<how>"}``.
+A child past its timeout (counted from its first test) is killed (SIGKILL) and reported as
+``{"timed_out": true}``; one that dies without a report as ``{"died": "<how>"}``.
 """
 import json
 import os
@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 
 from . import child
 
+STARTUP_LIMIT_S = 300.0  # a child that has not started its tests by then (imports hung) is timed out
+
 
 @dataclass
 class Job:
@@ -34,6 +36,18 @@ class Job:
     pid: int = 0
     process: object = None
     data: list = field(default_factory=list)
+    tests_started: float = None
+
+    def receive(self, chunk, now):
+        if self.tests_started is None and chunk.startswith(child.START_MARK):
+            self.tests_started, chunk = now, chunk[len(child.START_MARK):]
+        self.data.append(chunk)
+
+    def deadline(self, timeout):
+        """When the child is late: ``timeout`` after its tests started, STARTUP_LIMIT_S before that."""
+        if self.tests_started is None:
+            return self.started + STARTUP_LIMIT_S + (timeout or 0)
+        return None if timeout is None else self.tests_started + timeout
 
     def kill(self):
         if self.process is not None:
@@ -51,16 +65,26 @@ class Job:
         return None if code == 0 else (f"killed by signal {-code}" if code < 0 else f"exit status {code}")
 
 
+def _save_coverage():
+    """The kit's own coverage (``tox -e unit``) of a forked child, which leaves by ``os._exit``."""
+    module = sys.modules.get("coverage")
+    current = module.Coverage.current() if module is not None else None
+    if current is not None:
+        current.stop()
+        current.save()
+
+
 def _fork_child(prepared, index, write_fd):
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        report = child.run(prepared, index)
+        report = child.run(prepared, index, child.mark_start(write_fd))
     except BaseException:  # noqa: BLE001 - the parent gets the traceback instead of a silent death
         report = {"index": index, "error": traceback.format_exc()}
     try:
         child.write_report(write_fd, report)
+        _save_coverage()
     finally:
         os._exit(0)
 
@@ -83,6 +107,8 @@ def start_fresh(prepared, index):
                "--result-fd", str(write_fd)]
     for target in prepared.targets:
         command += ["--api", target.name]
+    for package in prepared.packages:
+        command += ["--internal-package", package]
     process = subprocess.Popen(command, pass_fds=(write_fd,), stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write_fd)
@@ -116,20 +142,21 @@ def run_all(start, indices, jobs, timeout, on_done):
                 job = start(pending.pop(0))
                 running[job.fd] = job
                 selector.register(job.fd, selectors.EVENT_READ)
-            now = time.perf_counter()
-            wait = None if timeout is None else max(0.0, min(j.started + timeout for j in running.values()) - now)
+            deadlines = [d for d in (j.deadline(timeout) for j in running.values()) if d is not None]
+            wait = max(0.0, min(deadlines) - time.perf_counter()) if deadlines else None
             for key, _ in selector.select(wait):
                 job = running[key.fd]
                 chunk = os.read(key.fd, 1 << 16)
                 if chunk:
-                    job.data.append(chunk)
+                    job.receive(chunk, time.perf_counter())
                     continue
                 selector.unregister(key.fd)
                 del running[key.fd]
                 _done(job, _finish(job), reports, on_done)
             now = time.perf_counter()
             for fd, job in list(running.items()):
-                if timeout is not None and now - job.started > timeout:
+                deadline = job.deadline(timeout)
+                if deadline is not None and now > deadline:
                     selector.unregister(fd)
                     del running[fd]
                     _done(job, _finish(job, timed_out=True), reports, on_done)

@@ -19,6 +19,7 @@ Objects the API returned (a ``ConfigPatch``, a ``set_grad_enabled`` made by ``cl
 are faulted whoever calls them, since decorator plumbing calls their ``__enter__`` / ``__exit__``.
 """
 import os
+import sys
 import sysconfig
 
 from ..suite.api_calls import _internal_prefixes
@@ -53,11 +54,21 @@ def _stdlib_prefixes():
     return tuple(stdlib), tuple(site)
 
 
+def _package_prefixes(names):
+    """Directories of the packages named (``--internal-package``), for an API that lives outside torch."""
+    prefixes = []
+    for name in names:
+        location = getattr(sys.modules.get(name), "__file__", None)
+        if location:
+            prefixes.append(os.path.dirname(os.path.abspath(location)) + os.sep)
+    return tuple(prefixes)
+
+
 class Scope:
     """``acts(frame)``: does a call whose caller is ``frame`` belong to the test (see the module docstring)?"""
 
-    def __init__(self, kind):
-        self.internal = _internal_prefixes()
+    def __init__(self, kind, extra_packages=()):
+        self.internal = _internal_prefixes() + _package_prefixes(extra_packages)
         self.roots = {prefix: os.path.dirname(prefix.rstrip(os.sep)) + os.sep for prefix in self.internal}
         self.looked_through = LOOKED_THROUGH[kind]
         self.stdlib, self.site = _stdlib_prefixes()

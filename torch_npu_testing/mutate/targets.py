@@ -176,17 +176,18 @@ def resolve_target(name):
 
 
 # ------------------------------------------------------------------------------------------- replacement
-def _alias_homes(extra_modules):
-    """Modules whose attributes may alias the target: loaded torch modules, then ``extra_modules``."""
+def _alias_homes(extra_modules, packages=()):
+    """Modules whose attributes may alias the target: loaded torch (and ``packages``) modules, ``extra_modules``."""
+    roots = set(INTERNAL_PACKAGES) | set(packages)
     homes = [module for module_name, module in list(sys.modules.items())
-             if module is not None and module_name.split(".")[0] in INTERNAL_PACKAGES]
+             if module is not None and module_name.split(".")[0] in roots]
     return homes + [module for module in extra_modules if module is not None]
 
 
-def _replace_by_identity(target, replacement, extra_modules):
+def _replace_by_identity(target, replacement, extra_modules, packages):
     """Bind ``replacement`` wherever ``target.function`` is bound; the (holder, name) pairs replaced."""
     replaced = []
-    holders = _alias_homes(extra_modules) + ([target.owner] if isinstance(target.owner, type) else [])
+    holders = _alias_homes(extra_modules, packages) + ([target.owner] if isinstance(target.owner, type) else [])
     for holder in holders:
         try:
             names = [key for key, value in list(vars(holder).items()) if value is target.function]
@@ -234,7 +235,7 @@ def _swap_code(function, hook):
     return restore
 
 
-def install(target, hook, extra_modules=()):
+def install(target, hook, extra_modules=(), packages=()):
     """Route every call of ``target`` through ``hook(real, args, kwargs, caller_frame)``; return ``restore``."""
     function = target.function
     if isinstance(function, types.FunctionType) and not function.__code__.co_freevars:
@@ -249,7 +250,7 @@ def install(target, hook, extra_modules=()):
         except (AttributeError, TypeError):
             pass
     replacement.__wrapped__ = function
-    replaced = _replace_by_identity(target, replacement, extra_modules)
+    replaced = _replace_by_identity(target, replacement, extra_modules, packages)
 
     def restore():
         for holder, key in reversed(replaced):
