@@ -41,6 +41,7 @@ RESULT_FAULTS = (
 )
 COPY_NAMES = ("clone", "copy", "__copy__")
 _TENSOR_PARAM = re.compile(r"Tensor|Module|tuple|list|Sequence|Iterable")
+_INTEGER = re.compile(r"\bint\b|SupportsInt|SupportsIndex")
 _TENSOR_RESULT = re.compile(r"Tensor|Callable|Module|tuple|list|dict|Sequence|Any")
 
 
@@ -60,7 +61,7 @@ def _param_faults(target: Target):
     for param in params:
         if param.kind in ("positional", "keyword") and param.has_default:
             found.append(faults.param_default(param, params))
-        elif param.kind == "positional" and (not param.annotation or re.search(r"\bint\b", param.annotation)):
+        elif param.kind == "positional" and (not param.annotation or _INTEGER.search(param.annotation)):
             found.append(faults.param_off_by_one(param, params))
         elif param.kind == "var_keyword":
             found.append(faults.kwargs_dropped(param, params))

@@ -134,7 +134,10 @@ def kwargs_dropped(param, params):
 
 # ------------------------------------------------------------------------------------------- errors
 def _other_type(exc):
-    return TypeError if isinstance(exc, RuntimeError) else RuntimeError
+    """Another exception type with the same message (``str``), and the same args where that keeps it."""
+    other = TypeError if isinstance(exc, RuntimeError) else RuntimeError
+    new = other(*exc.args)
+    return new if str(new) == str(exc) else other(str(exc))
 
 
 def raising_other_type(real, args, kwargs, tally):
@@ -142,7 +145,7 @@ def raising_other_type(real, args, kwargs, tally):
         return real(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - any exception the API raises
         tally.note(CHANGED)
-        raise _other_type(exc)(*exc.args) from exc
+        raise _other_type(exc) from exc
 
 
 def swallowing(real, args, kwargs, tally):
