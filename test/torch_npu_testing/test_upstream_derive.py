@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from test_upstream_support import git, git_blob, make_patch_text, tree_snapshot
+from test_upstream_support import cli, git, git_blob, make_patch_text, tree_snapshot
 from torch_npu_testing.common.errors import UsageError
 from torch_npu_testing.upstream import derive, edits, manifest, patches, scratch
 
@@ -251,18 +251,32 @@ def test_derive_command_writes_a_fake_root_and_verifies_the_base(tmp_path):
     assert check.returncode == 0 and "applies; base is the recorded base" in check.stdout
 
 
-def test_derive_says_when_the_result_is_not_the_recorded_base(tmp_path):
-    """A source that holds the named tests but differs elsewhere: written, reported, exit 1."""
+def test_derive_says_when_the_result_is_not_the_recorded_base(tmp_path, capsys):
+    """A source that holds the named tests but differs elsewhere: written, reported, exit 1 (in process)."""
     other = NEWER.replace('self.assertEqual(DEVICE, "cpu")', 'self.assertEqual(DEVICE, "cpu")  # later change')
     source, patches_dir = make_kit(tmp_path, source_text=other)
     dest = tmp_path / "derived"
-    result = run_cli("derive", "--source", source, "--patches", patches_dir, "--dest", dest, cwd=tmp_path)
-    assert result.returncode == 1, result.stderr
+    code, out, _ = cli(["upstream", "derive", "--source", str(source), "--patches", str(patches_dir),
+                        "--dest", str(dest)], capsys)
+    assert code == 1
     blob = derive.git_blob(BASE.encode())
-    assert f"differs from the known derived base {blob[:12]}" in result.stdout
-    assert f"NOT the recorded base {blob}" in result.stdout
-    assert f"upstream: {NAME}: the base written is NOT the recorded base" in result.stdout
+    assert f"differs from the known derived base {blob[:12]}" in out and f"NOT the recorded base {blob}" in out
+    assert f"upstream: {NAME}: the base written is NOT the recorded base" in out
     assert (dest / TARGET).read_text() == BASE.replace('"cpu")\n', '"cpu")  # later change\n', 1)
+
+
+def test_describe_says_verified_abbreviated_or_not():
+    base = derive.BaseFile(BASE, derive.DERIVED, "derived from x", "f" * 40, dropped=("test_a",), edits=("e",))
+    blob = base.blob
+    lines = derive.describe(base, {"blob": blob}, blob)
+    assert lines[0] == f"derived from x: {len(BASE.splitlines())} lines, {len(BASE)} characters, blob {blob}, 2 tests"
+    assert lines[1:] == ["dropped: test_a", "edit: e", f"blob verified: this is the recorded real base {blob}"]
+    assert "(an abbreviated id: record the full blob to verify it)" in derive.describe(base, {}, blob[:7])[-1]
+    lines = derive.describe(base, {"blob": "0" * 40, "lines": 3, "differs_from_real": "known gap"}, "1" * 40)
+    assert lines[-2].startswith("differs from the known derived base 000000000000 (3 lines)")
+    assert lines[-1] == f"NOT the recorded base {'1' * 40}: known gap"
+    source = derive.BaseFile(BASE, derive.SOURCE, "the source's file as found", blob)
+    assert derive.describe(source, {}, None) == [derive.describe(source, {}, None)[0]]
 
 
 def test_an_abbreviated_record_matches_but_is_not_verified(tmp_path):
