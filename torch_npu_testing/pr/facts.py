@@ -118,7 +118,7 @@ def gather(branch, ascend, results_dir, kit_root=".", api_names=None, year=None,
     no_id = [api["name"] for api in apis if not api.get("ascend_task_id")]
     if no_id:
         gaps.append(f"合入来源: no ascend_task_id in torch_npu_testing/common/table.json for {', '.join(no_id)} — fill "
-                    "in the Ascend tracker id")
+                    "in its community task and issues (the shape is in the table's \"about\")")
     patches = [item["path"] for item in files if item["kind"] == planfacts.UPSTREAM_PATCH]
     report = evidence.collect_branch(results_dir, branch, apis, test_files, bool(patches), command)
     gaps += [f"功能验证: no usable results for env {entry['name']} ({entry['message']}) — run "
