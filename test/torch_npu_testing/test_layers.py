@@ -93,6 +93,21 @@ def test_tox_envs_pins_and_labels_are_the_tables():
         assert f"torch=={table.tool_torch()}" in tox[f"testenv:{tool_env}"]["deps"].split(), tool_env
 
 
+def test_the_strength_env_runs_mutate_on_every_api_file_under_the_unit_envs_torch():
+    """``tox -e strength`` installs no torch of its own: it runs the unit env's interpreter (the table's
+    tool torch) after the unit env, on each API file of the table, with the floor."""
+    tox = _tox()
+    envlist = [name.strip() for name in tox["tox"]["envlist"].split(",")]
+    assert envlist.index("unit") < envlist.index("strength")
+    section = tox["testenv:strength"]
+    assert section["depends"].strip() == "unit" and section["deps"].strip() == ""
+    python = "{toxworkdir}{/}unit{/}bin{/}python"
+    lines = [line.strip() for line in section["commands"].strip().splitlines()]
+    assert [line.split()[4] for line in lines] == table.test_files()
+    for line in lines:
+        assert line.startswith(f"{python} -m torch_npu_testing mutate ") and "--fail-under {env:STRENGTH_FLOOR}" in line
+
+
 def test_only_branch_envs_prune_their_venv():
     """A branch env's last step is ``prune-env`` (acts only under $TORCH_NPU_TESTING_PRUNE_ENVS), never
     the ``installed`` env's: the tool envs override it with nothing, or CI would delete the unit env."""
