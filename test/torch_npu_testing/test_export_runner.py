@@ -13,10 +13,10 @@ import json
 
 import pytest
 from conftest import REPO_ROOT
-from export_repo import FIXTURES, FUNCTORCH_SHAPE, NPU_SHAPE
+from export_repo import AOT, CONFIG, FIXTURES, FUNCTORCH_SHAPE, GRAD, NPU_SHAPE, VMAP, clone, make_kit, make_origin
 
 from torch_npu_testing.common.errors import UsageError
-from torch_npu_testing.export import carry, merge
+from torch_npu_testing.export import carry, merge, plan
 from torch_npu_testing.export.kitfile import parse_kit_file
 
 COMMON = "torch.testing._internal.common_utils"
@@ -160,3 +160,11 @@ def test_the_strict_checks_are_the_same_on_both_bases(run_python):
     assert "1e-6: values differ (atol=0.0, rtol=0.0)" in outcomes["1e-6"]
     assert outcomes["bool"] == "bool: got 1, expected True"
     assert outcomes["subclass"].startswith("subclass: expected LookupError matching None, got KeyError")
+
+
+def test_the_plan_names_each_merged_files_runner(tmp_path, monkeypatch):
+    monkeypatch.setattr(plan, "exported_patches", lambda base, kit: [])
+    dest = clone(make_origin(tmp_path / "src"), tmp_path / "dest")
+    targets = plan.plan_at_ref(make_kit(tmp_path / "k"), "master", dest).targets
+    assert {target.rel_path: target.runner for target in targets} == {CONFIG: COMMON, VMAP: COMMON, AOT: COMMON,
+                                                                      GRAD: NPU}
