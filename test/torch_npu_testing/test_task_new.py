@@ -14,7 +14,7 @@ from ascend_fixture import clone_of, make_ascend
 
 from torch_npu_testing.__main__ import main
 from torch_npu_testing.common.layout import PUBLIC_NAMES
-from torch_npu_testing.task import locate, scaffold
+from torch_npu_testing.task import locate, scaffold, scaffold_text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "torch_npu_testing"
 FLAKE8 = Path(sys.executable).with_name("flake8")
@@ -49,7 +49,9 @@ def test_new_writes_scaffold_and_the_table_row(kit, tmp_path, capsys, monkeypatc
     out = tmp_path / "new.json"
     assert main(["new", "torch._functorch.fake.thing", "--path", rel, "--kit", str(kit), "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
-    assert (doc["format"], doc["since"], doc["path"]) == ("torch_npu_testing.new/1", "2.9", rel)
+    assert (doc["format"], doc["since"], doc["path"], doc["draft"]) == ("torch_npu_testing.new/2", "2.9", rel,
+                                                                        "scaffold")
+    assert doc["opinfo"]["entries"] == [] and doc["opinfo"]["lookups"][0]["error"] is None
     assert sorted(doc["branches"]) == ["master", "v2.11.0", "v2.12.0"] and list(doc["left_out"]) == ["v2.7.1"]
     text = (kit / rel).read_text()
     assert text.startswith("# Copyright (c) 2026, torch_npu API-consistency kit contributors.\n")
@@ -124,7 +126,7 @@ def test_api_found_nowhere_refuses(kit, monkeypatch, capsys):
 
 
 def test_the_scaffold_imports_only_public_names():
-    assert set(scaffold.SCAFFOLD_NAMES) <= set(PUBLIC_NAMES)
+    assert set(scaffold_text.SCAFFOLD_NAMES) <= set(PUBLIC_NAMES)
 
 
 def test_search_suggests_the_path_and_an_existing_table_file_is_joined(kit, tmp_path, monkeypatch, capsys):

@@ -35,96 +35,12 @@ import sys
 
 from ..common.errors import UsageError
 from ..common.layout import TABLE_REL
-from ..export.kitfile import KIT_HEADER
 from ..runtime.carried import parse_version
 from . import apiname, gitrefs, jsonfile, locate
+from .scaffold_text import render_file
 
-FORMAT = "torch_npu_testing.new/1"
+FORMAT = "torch_npu_testing.new/2"
 PATH_RE = re.compile(r"^test/[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/test_[A-Za-z0-9_]+\.py$")
-# The header and import line that ``export`` recognises and rewrites (export/convert.py).
-SCAFFOLD_NAMES = ("TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least")
-IMPORTS = f"from torch_npu_testing import {', '.join(SCAFFOLD_NAMES)}\n"
-AREAS = (
-    ("CallForms", "every call form and every parameter on the installed torch, each shown to take effect",
-     ["positional and keyword call forms"]),
-    ("Dtypes", "float32, float64, float16, bfloat16, integer and bool where accepted; the result dtype",
-     ["float32", "float64", "float16", "bfloat16", "integer and bool inputs"]),
-    ("Layouts", "transposed, sliced, expanded (stride 0), channels_last, each vs the contiguous copy",
-     ["transposed input", "sliced input with a step", "expanded input", "channels_last input"]),
-    ("Sizes", "zero-size dims, 0-d tensors, size-1 dims", ["zero-size dims", "0-d tensor", "size-1 dims"]),
-    ("SideEffects", "in-place mutation, aliasing of outputs, state across repeated calls",
-     ["inputs are not mutated (or are, as upstream)", "output aliasing", "repeated calls"]),
-    ("BadInput", "wrong types and out-of-range values raise the same exception type as upstream",
-     ["wrong argument types", "out-of-range values"]),
-    ("Threads", "thread-local state, if any (else delete this class and say why in the module docstring)",
-     ["state seen by another thread"]),
-    ("Errors", "error messages and exception types match upstream on every supported torch version",
-     ["exception type and message"]),
-)
-
-
-def class_prefix(api):
-    last = api.rsplit(".", 1)[-1].strip("_") or "Api"
-    return "".join(piece[:1].upper() + piece[1:] for piece in last.split("_") if piece)
-
-
-def test_name(text):
-    return "test_" + re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-
-
-def parameters(signature):
-    """Parameter names of a signature string such as ``(self, mode: bool) -> None``."""
-    if not signature:
-        return []
-    inner = signature[signature.index("(") + 1:]
-    depth, current, names = 0, "", []
-    for char in inner:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        if char == "," and depth == 0:
-            names.append(current)
-            current = ""
-        else:
-            current += char
-    names.append(current)
-    result = []
-    for name in names:
-        name = name.split(":")[0].split("=")[0].strip().lstrip("*")
-        if name and name not in ("self", "cls", "/") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
-            result.append(name)
-    return result
-
-
-def render_file(api, rel, since, signature):
-    prefix = class_prefix(api)
-    gate = f"@requires_api(API, since={since!r})\n"
-    doc = ('"""API consistency on the test device of\n\n'
-           f"    ``{api}``\n\n"
-           "Why it exists: the NPU port must behave exactly as upstream PyTorch for this API; the file checks\n"
-           "its contract on every supported torch (a torch without it skips, saying so).\n\n"
-           "Scaffold written by ``python -m torch_npu_testing new``: every test below is a placeholder that\n"
-           "fails until it is written. Say here which contract areas do not apply to this API and why.\n"
-           '"""\n')
-    out = [KIT_HEADER + doc + IMPORTS + f"\nimport torch\n\nAPI = {json.dumps(api)}\nDEVICE = device_type()\n"]
-    for area, about, cases in AREAS:
-        if area == "CallForms":
-            cases = cases + [f"parameter {name}" for name in parameters(signature)]
-        body = [f"\n\n{gate}class Test{prefix}{area}(TestCase):\n", f'    """Contract area: {about}."""\n']
-        for case in cases:
-            body.append(f"\n    def {test_name(case)}(self):\n"
-                        f'        self.fail(f"not written yet: {{API}}: {case}")\n')
-        if area == "Errors":
-            body.append("\n    def test_version_differences(self):\n"
-                        "        # Assert the installed version's behaviour where versions differ.\n"
-                        '        self.fail(f"not written yet: {API}: behaviour on torch {torch.__version__} "\n'
-                        '                  f"(at least 2.11: {torch_version_at_least(\'2.11\')})")\n')
-        out.append("".join(body))
-    out.append('\n\nif __name__ == "__main__":\n    run_tests()\n')
-    return "".join(out)
 
 
 def since_from(rows):
@@ -156,9 +72,10 @@ def branch_scope(doc, api, since):
     return chosen, left_out
 
 
-def plan(kit, api, rel, since, signature):
-    """``(files, chosen, left_out, existing)``: the texts to write (table, and the scaffold unless ``rel`` is
-    already one of the table's test files, which the API then joins), the branches and what is left out."""
+def plan(kit, api, rel, since, render):
+    """``(files, chosen, left_out, existing)``: the texts to write (table, and ``render()``'s test file unless
+    ``rel`` is already one of the table's test files, which the API then joins), the branches and what is left
+    out."""
     table_path = os.path.join(kit, TABLE_REL)
     target_path = os.path.join(kit, rel)
     with open(table_path, encoding="utf-8") as handle:
@@ -174,7 +91,7 @@ def plan(kit, api, rel, since, signature):
     chosen, left_out = branch_scope(doc, api, since)
     files = {table_path: json.dumps(doc, indent=2, ensure_ascii=False) + "\n"}
     if not existing:
-        files[target_path] = render_file(api, rel, since, signature)
+        files[target_path] = render()
     return files, chosen, left_out, existing
 
 
@@ -202,6 +119,8 @@ def add_arguments(parser):
     parser.add_argument("--kit", default=locate.KIT_ROOT, help=f"the kit checkout (default: {locate.KIT_ROOT})")
     parser.add_argument("--python", action="append", default=[], metavar="PY",
                         help="interpreters to locate the API in (default: <kit>/.tox/*/bin/python, else this one)")
+    parser.add_argument("--no-opinfo", action="store_true",
+                        help="write the plain scaffold even where torch's OpInfo database has the op")
     parser.add_argument("--json", metavar="PATH", help=f"also write the {FORMAT} document")
 
 
@@ -237,6 +156,30 @@ def check_folder(args, kit, rel):
     raise UsageError(f"--path {rel}: folder {folder} does not exist in {kit}{where} (give --mkdir to create it)")
 
 
+def draft(args, pythons, since, signature, drafted):
+    """The test file's text: the OpInfo draft when op_db has the API in an interpreter probed (unless
+    ``--no-opinfo``), else the plain scaffold; says which, and where op_db could not be read, one line each.
+    ``drafted`` receives the JSON's ``draft`` and ``opinfo`` fields."""
+    from . import opinfo_draft, opinfo_probe
+
+    if args.no_opinfo:
+        drafted["draft"] = "scaffold"
+        return render_file(args.api, since, signature)
+    results = opinfo_probe.lookup_all(args.api, pythons)
+    entries = opinfo_draft.merge(results)
+    for line in opinfo_probe.summary_lines(args.api, results, entries):
+        print(line)
+    drafted["opinfo"] = {"entries": entries, "lookups": [
+        {"python": r["python"], "torch": r.get("torch"), "error": r.get("error"),
+         "entries": [[e["name"], e["variant_test_name"]] for e in r.get("entries", [])]} for r in results]}
+    if not entries:
+        drafted["draft"] = "scaffold"
+        return render_file(args.api, since, signature)
+    drafted["draft"] = "opinfo"
+    versions = sorted({r["torch"] for r in results if r.get("torch") and not r.get("error")}, key=jsonfile.version_key)
+    return opinfo_draft.render(args.api, since, entries, versions, signature)
+
+
 def main(args):
     apiname.parse(args.api)
     jsonfile.check_json_target(args.json)
@@ -250,12 +193,15 @@ def main(args):
     rows = locate.locate_all(args.api, pythons)
     since, _ = since_from(rows)
     signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
-    files, chosen, left_out, existing = plan(kit, args.api, rel, since, signature)
+    drafted = {"draft": None, "opinfo": None}
+    files, chosen, left_out, existing = plan(kit, args.api, rel, since,
+                                             lambda: draft(args, pythons, since, signature, drafted))
     for path, text in files.items():
         jsonfile.write_text_atomic(path, text)
     print_outcome(args, rel, note, rows, since, chosen, left_out, existing)
     jsonfile.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "suggested_by": note,
                                     "since": since, "branches": chosen, "left_out": left_out, "locate": rows,
+                                    "draft": drafted["draft"], "opinfo": drafted["opinfo"],
                                     "written": sorted(files)})
     sys.stdout.flush()
     return 0

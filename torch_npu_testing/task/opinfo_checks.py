@@ -1,0 +1,350 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""The checks an OpInfo-backed draft carries: text written into the drafted file, not code the kit runs.
+
+A drafted file must run standalone from Ascend's ``test/`` with only torch, ``torch.testing`` and the kit's
+carried runtime, so the helpers its classes call are part of the file. They read the entry at run time
+(samples, declared dtypes, error inputs, markings) and call the API through the function the draft passes
+(``api``, which calls it by its dotted name). :data:`IMPORTS` is what they need; :data:`CHECKS` is the text.
+
+Contracts of the text (each a function of ``(test, op, fn, ...)``; every case a labelled subtest):
+
+- ``markings``/``honour``/``case``: the entry's ``DecorateInfo`` for an upstream test kind on ``DEVICE``;
+  a whole-test skip/expected failure decorates the test as upstream does, a dtype-bound one applies to that
+  dtype's cases (a skip skips the case; an expected failure that fails skips it saying so, one that passes
+  fails as an unexpected success);
+- a sample builder that raises makes that dtype not applicable (a skipped case), never a pass;
+- on the CPU a device-against-CPU check skips with :data:`NO_ACCELERATOR`; everything else runs.
+"""
+IMPORTS = """\
+import contextlib
+import unittest
+
+import torch
+from torch.testing._internal.common_dtype import all_types_and_complex_and
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.utils import _pytree as pytree
+"""
+
+CHECKS = '''\
+ON_ACCELERATOR = DEVICE != "cpu"
+NO_ACCELERATOR = ("no accelerator: on the CPU this would compare the CPU with itself; on an accelerator it compares "
+                  "the device with the same call on the CPU")
+only_on_accelerator = unittest.skipUnless(ON_ACCELERATOR, NO_ACCELERATOR)
+REF_DTYPES = (torch.float64, torch.long, torch.complex128)  # what upstream compares with a numpy ref
+_MARKS = {}
+
+
+def entry(name, variant_test_name):
+    """This torch's op_db entry, or None (its classes then skip, saying so)."""
+    return next((op for op in op_db if op.name == name and op.variant_test_name == variant_test_name), None)
+
+
+def lacks(name, variant_test_name, what="the entry"):
+    return f"torch {torch.__version__}'s op_db lacks {what} ({name!r}, variant {variant_test_name!r})"
+
+
+def present(op, requires):
+    """Whether this release's entry has the variant a case needs (``op``, ``method_variant``, ``alias:N:op``...)."""
+    if requires.startswith("alias:"):
+        _, name, attribute = requires.split(":")
+        return any(alias.name == name and getattr(alias, attribute, None) is not None for alias in op.aliases)
+    return getattr(op, requires, None) is not None
+
+
+def _action(decorator):
+    """("skip", reason) / ("xfail", reason) for unittest's skip and expectedFailure; None for other decorators
+    (tolerances, device-framework skips), which a draft does not apply."""
+    if decorator is unittest.expectedFailure:
+        return "xfail", "expected failure"
+    try:
+        probe = decorator(lambda *args, **kwargs: None)
+    except Exception:  # noqa: BLE001 - a decorator of torch's device framework
+        return None
+    if getattr(probe, "__unittest_skip__", False):
+        return "skip", getattr(probe, "__unittest_skip_why__", "")
+    if getattr(probe, "__unittest_expecting_failure__", False):
+        return "xfail", "expected failure"
+    return None
+
+
+def markings(op, kind):
+    """``[(dtypes or None, action, reason)]``: the entry's DecorateInfo for upstream's test ``kind`` here."""
+    key = (id(op), kind)
+    if key not in _MARKS:
+        classes = (None, "TestBwdGradients", "TestGradients") if kind == "test_fn_grad" else (None, "TestCommon")
+        found = []
+        for info in getattr(op, "decorators", ()) or ():
+            if not hasattr(info, "decorators") or not getattr(info, "active_if", True):
+                continue
+            if info.cls_name not in classes or info.test_name not in (None, kind) or \\
+                    info.device_type not in (None, DEVICE):
+                continue
+            for action in filter(None, map(_action, info.decorators)):
+                where = f"{info.cls_name or 'every class'}.{kind} on {info.device_type or 'every device'}"
+                found.append((info.dtypes, action[0], f"upstream marks {op.name} {where}: {action[1]}".rstrip(": ")))
+        _MARKS[key] = found
+    return _MARKS[key]
+
+
+def honour(op, kind):
+    """Decorate a test with the entry's whole-test markings for ``kind``, as upstream applies them."""
+    def apply(test):
+        for dtypes, action, reason in (markings(op, kind) if op is not None else ()):
+            if dtypes is None:
+                test = unittest.skip(reason)(test) if action == "skip" else unittest.expectedFailure(test)
+        return test
+    return apply
+
+
+def dtypes_of(test, op, kind, dtypes):
+    """``dtypes`` in a stable order; one whose cases the entry marks skipped for ``kind`` is one skipped case."""
+    for dtype in sorted(dtypes, key=str):
+        reason = next((r for ds, action, r in markings(op, kind)
+                       if ds is not None and dtype in ds and action == "skip"), None)
+        if reason is None:
+            yield dtype
+            continue
+        with test.subTest(str(dtype)):
+            test.skipTest(reason)
+
+
+@contextlib.contextmanager
+def case(test, op, kind, dtype, label):
+    """One labelled subtest; a dtype-bound expected failure of ``kind`` applied to it (a failure is a skip
+    saying so, a success fails as unexpected)."""
+    with test.subTest(label):
+        expected = [r for ds, action, r in markings(op, kind) if ds is not None and dtype in ds and action == "xfail"]
+        if not expected:
+            yield
+            return
+        try:
+            yield
+        except Exception as exc:  # noqa: BLE001 - the failure upstream expects
+            test.skipTest(f"{expected[0]} for {dtype} (it fails: {type(exc).__name__})")
+        test.fail(f"unexpected success: {expected[0]} for {dtype}")
+
+
+def built(test, op, dtype, reference=True, requires_grad=False):
+    """The entry's reference (or plain) samples on the CPU; a builder that raises: one skipped case."""
+    builder = op.reference_inputs if reference else op.sample_inputs
+    try:
+        return list(builder("cpu", dtype, requires_grad=requires_grad))
+    except Exception as exc:  # noqa: BLE001 - not applicable, never a pass
+        with test.subTest(f"{dtype}: sample builder"):
+            test.skipTest(f"not applicable: op_db's sample builder raised {type(exc).__name__}: {exc}")
+        return []
+
+
+def label(dtype, index, sample):
+    return f"{str(dtype).replace('torch.', '')} #{index}: {sample.summary()}"
+
+
+def moved(sample, device, dtype=None, base=None):
+    """A copy of ``sample`` on ``device`` (its tensors of dtype ``base`` cast to ``dtype``), grads kept."""
+    def move(value):
+        if not isinstance(value, torch.Tensor):
+            return value
+        copy = value.detach().to(device, copy=True)
+        if dtype is not None and value.dtype == base:
+            copy = copy.to(dtype)
+        return copy.requires_grad_(value.requires_grad)
+    return sample.transform(move)
+
+
+def call(fn, sample):
+    """``fn`` on the sample, through the sample's ``output_process_fn_grad``."""
+    return sample.output_process_fn_grad(fn(sample.input, *sample.args, **sample.kwargs))
+
+
+def assert_same(actual, expected, exact_dtype=True, strides=False):
+    torch.testing.assert_close(actual, expected, equal_nan=True, check_dtype=exact_dtype, check_device=False,
+                               check_stride=strides)
+
+
+def outcome(fn, sample):
+    """("ok", result dtypes) or ("raised", exception type name): what the dtype space compares."""
+    try:
+        result = call(fn, sample)
+    except Exception as exc:  # noqa: BLE001 - the outcome is the answer
+        return "raised", type(exc).__name__
+    return "ok", [str(t.dtype) for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
+
+
+def as_torch(value):
+    if isinstance(value, (list, tuple)):
+        return type(value)(as_torch(item) for item in value)
+    return value if isinstance(value, torch.Tensor) else torch.as_tensor(value)
+
+
+def check_device_matches_cpu(test, op, fn, kind="test_compare_cpu"):
+    for dtype in dtypes_of(test, op, kind, op.supported_dtypes(DEVICE)):
+        for index, sample in enumerate(built(test, op, dtype)):
+            with case(test, op, kind, dtype, label(dtype, index, sample)):
+                expected = call(fn, sample)
+                view = isinstance(expected, torch.Tensor) and expected._is_view()
+                assert_same(call(fn, moved(sample, DEVICE)), expected, strides=view)
+
+
+def check_numpy_ref(test, op, fn, kind="test_numpy_ref"):
+    if op.ref is None:
+        test.skipTest(f"torch {torch.__version__}'s op_db entry {op.name!r} has no numpy ref")
+    for dtype in dtypes_of(test, op, kind, [d for d in REF_DTYPES if d in op.supported_dtypes("cpu")]):
+        for index, sample in enumerate(built(test, op, dtype)):
+            with case(test, op, kind, dtype, label(dtype, index, sample)):
+                ref = sample.numpy()
+                expected = as_torch(op.ref(ref.input, *ref.args, **ref.kwargs))
+                assert_same(fn(sample.input, *sample.args, **sample.kwargs), expected, exact_dtype=False)
+
+
+def check_variants(test, op, fn, variants, kind="test_variant_consistency_eager"):
+    """Each variant (function, method, aliases, in-place on a copy) gives the API's result on the CPU for the
+    entry's samples (as upstream's eager variant consistency); an in-place variant refuses a sample marked
+    ``broadcasts_input`` (it cannot resize its input)."""
+    if not variants:
+        test.skipTest("op_db knows no other variant of the API to compare with")
+    for dtype in dtypes_of(test, op, kind, op.supported_dtypes("cpu")):
+        for index, sample in enumerate(built(test, op, dtype, reference=False)):
+            for name, requires, variant in variants:
+                with case(test, op, kind, dtype, f"{name}, {label(dtype, index, sample)}"):
+                    if not present(op, requires):
+                        test.skipTest(lacks(op.name, op.variant_test_name, requires))
+                    if not requires.endswith("inplace_variant"):
+                        assert_same(call(variant, moved(sample, "cpu")), call(fn, sample))
+                    elif sample.broadcasts_input:
+                        with test.assertRaises(RuntimeError):
+                            call(variant, moved(sample, "cpu"))
+                    else:
+                        assert_inplace(test, variant, sample, fn(sample.input, *sample.args, **sample.kwargs))
+
+
+def assert_inplace(test, inplace, sample, expected, device="cpu"):
+    """In-place on a copy of ``sample`` on ``device``: a result the input cannot hold (another shape, a dtype
+    it cannot be cast to) is refused with RuntimeError; otherwise it is written into the input, which is
+    returned."""
+    copy = moved(sample, device)
+    if isinstance(expected, torch.Tensor) and (expected.shape != copy.input.shape
+                                               or not torch.can_cast(expected.dtype, copy.input.dtype)):
+        with test.assertRaises(RuntimeError):
+            inplace(copy.input, *copy.args, **copy.kwargs)
+        return
+    result = inplace(copy.input, *copy.args, **copy.kwargs)
+    test.assertIs(result, copy.input, "an in-place variant returns its input")
+    assert_same(result, expected.to(result.dtype) if isinstance(expected, torch.Tensor) else expected)
+
+
+def check_out(test, op, fn, out_variant, kind="test_out"):
+    if not op.supports_out:
+        test.skipTest(f"torch {torch.__version__}'s op_db entry {op.name!r} has no out= variant")
+    for dtype in dtypes_of(test, op, kind, op.supported_dtypes("cpu")):
+        for index, sample in enumerate(built(test, op, dtype, reference=False)):
+            with case(test, op, kind, dtype, label(dtype, index, sample)):
+                expected = fn(sample.input, *sample.args, **sample.kwargs)
+                out = tuple(map(torch.empty_like, expected)) if isinstance(expected, tuple) else \\
+                    torch.empty_like(expected)
+                returned = out_variant(sample.input, *sample.args, out=out, **sample.kwargs)
+                assert_same(out, expected)
+                test.assertTrue(all(a is b for a, b in zip(pytree.tree_leaves(returned), pytree.tree_leaves(out))),
+                                "out= returns the tensors it wrote")
+
+
+def check_inplace(test, op, inplace, fn, device="cpu"):
+    """In-place on a copy (on ``device``) against the API's CPU result (:func:`assert_inplace`); samples marked
+    ``broadcasts_input`` are skipped."""
+    for dtype in dtypes_of(test, op, "test_inplace", op.supported_dtypes(device)):
+        for index, sample in enumerate(built(test, op, dtype)):
+            with case(test, op, "test_inplace", dtype, label(dtype, index, sample)):
+                if sample.broadcasts_input:
+                    test.skipTest("the sample broadcasts its input: an in-place variant cannot resize it")
+                assert_inplace(test, inplace, sample, fn(sample.input, *sample.args, **sample.kwargs), device)
+
+
+def check_declared_dtypes(test, op, fn, kind="test_dtypes"):
+    """Every dtype the entry declares for the CPU succeeds on every sample."""
+    for dtype in dtypes_of(test, op, kind, op.supported_dtypes("cpu")):
+        for index, sample in enumerate(built(test, op, dtype, reference=False)):
+            with case(test, op, kind, dtype, label(dtype, index, sample)):
+                call(fn, sample)
+
+
+def check_dtype_space(test, op, fn, kind="test_dtypes"):
+    """For every dtype of the space, the outcome on DEVICE is the CPU's (success and result dtypes, or the
+    exception type); undeclared dtypes are reached by casting the samples of a declared one."""
+    declared = op.supported_dtypes("cpu")
+    base = torch.float32 if torch.float32 in declared else sorted(declared, key=str)[0]
+    for dtype in dtypes_of(test, op, kind, DTYPES):
+        source = dtype if dtype in declared else base
+        for index, sample in enumerate(built(test, op, source, reference=False)):
+            with case(test, op, kind, dtype, label(dtype, index, sample)):
+                try:
+                    cpu = moved(sample, "cpu", dtype, source)
+                except Exception as exc:  # noqa: BLE001 - a cast that cannot be made: not applicable
+                    test.skipTest(f"not applicable: cannot cast to {dtype}: {type(exc).__name__}")
+                test.assertEqual(outcome(fn, moved(cpu, DEVICE)), outcome(fn, cpu))
+
+
+def check_error_inputs(test, op, fn, kind="test_errors"):
+    inputs = list(op.error_inputs("cpu"))
+    if not inputs:
+        test.skipTest(f"torch {torch.__version__}'s op_db entry {op.name!r} has no error_inputs")
+    for index, error in enumerate(inputs):
+        with case(test, op, kind, None, f"#{index}: {error.sample_input.summary()}"):
+            with test.assertRaisesRegex(error.error_type, error.error_regex):
+                call(fn, error.sample_input)
+
+
+def check_error_types_on_device(test, op, fn):
+    for index, error in enumerate(op.error_inputs("cpu")):
+        sample = error.sample_input
+        with test.subTest(f"#{index}: {sample.summary()}"):
+            test.assertEqual(outcome(fn, moved(sample, DEVICE)), outcome(fn, sample))
+
+
+def gradcheck_inputs(op, fn, sample):
+    """``(function of the tensors that require grad, those tensors)`` rebuilding the sample around them."""
+    leaves, spec = pytree.tree_flatten((sample.input, sample.args, sample.kwargs))
+    positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor) and leaf.requires_grad]
+
+    def rebuilt(*tensors):
+        values = list(leaves)
+        for position, tensor in zip(positions, tensors):
+            values[position] = tensor
+        input, args, kwargs = pytree.tree_unflatten(values, spec)
+        return sample.output_process_fn_grad(op.gradcheck_wrapper(fn, input, *args, **kwargs))
+    return rebuilt, [leaves[i] for i in positions]
+
+
+def check_gradcheck(test, op, fn, kind="test_fn_grad"):
+    """gradcheck in float64 on the CPU with the entry's wrapper, fast mode and nondeterminism tolerance."""
+    if torch.float64 not in op.supported_backward_dtypes("cpu"):
+        test.skipTest(f"torch {torch.__version__}'s op_db entry {op.name!r} declares no float64 backward")
+    fast = True if op.gradcheck_fast_mode is None else op.gradcheck_fast_mode
+    for index, sample in enumerate(built(test, op, torch.float64, reference=False, requires_grad=True)):
+        with case(test, op, kind, torch.float64, label(torch.float64, index, sample)):
+            rebuilt, inputs = gradcheck_inputs(op, fn, sample)
+            if not inputs:
+                test.skipTest("no input of the sample requires grad")
+            test.assertTrue(torch.autograd.gradcheck(rebuilt, inputs, fast_mode=fast, check_grad_dtypes=True,
+                                                     nondet_tol=op.gradcheck_nondet_tol))
+
+
+def gradients(op, fn, sample):
+    """Gradients of the sample's grad-requiring tensors for fixed, position-dependent output weights."""
+    rebuilt, inputs = gradcheck_inputs(op, fn, sample)
+    outputs = [t for t in pytree.tree_leaves(rebuilt(*inputs)) if isinstance(t, torch.Tensor) and t.requires_grad]
+    weights = [torch.linspace(-1, 1, t.numel(), dtype=t.dtype, device=t.device).reshape(t.shape) for t in outputs]
+    found = torch.autograd.grad(outputs, inputs, weights, allow_unused=True) if outputs else ()
+    return [g.cpu() if g is not None else None for g in found]
+
+
+def check_device_gradients(test, op, fn):
+    for dtype in sorted(op.supported_backward_dtypes(DEVICE), key=str):
+        if not (dtype.is_floating_point or dtype.is_complex):
+            continue
+        for index, sample in enumerate(built(test, op, dtype, reference=False, requires_grad=True)):
+            with test.subTest(label(dtype, index, sample)):
+                expected = gradients(op, fn, sample)
+                actual = gradients(op, fn, moved(sample, DEVICE))
+                test.assertEqual([g is None for g in actual], [g is None for g in expected])
+                assert_same([g for g in actual if g is not None], [g for g in expected if g is not None])
+'''
