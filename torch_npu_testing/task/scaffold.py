@@ -1,32 +1,44 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""``new``: start an API task: the test-file scaffold and the API's row in the one table.
+"""``new``: start an API task: the test file (an OpInfo draft or the plain scaffold) and the API's table row.
 
     python -m torch_npu_testing new API [--path test/<area>/test_<name>.py] [--ascend DIR [--branch REF]]
-                                    [--kit DIR] [--python PY ...] [--json PATH]
+                                    [--mkdir] [--no-opinfo] [--kit DIR] [--python PY ...] [--json PATH]
 
 Without ``--path``, ``--ascend DIR`` suggests it: ``search`` on the branch (default master) ranks the files
 whose tests call the API's owner or siblings, and the first is where the new tests belong (the same path
 in the kit, since export writes kit paths as they are). When that path is already one of the table's
-test files, no scaffold is written: the API joins that file.
+test files, no test file is written: the API joins that file. A folder of ``--path`` that the kit lacks is
+created only when the ``--ascend`` branch has it or ``--mkdir`` asks (a typo makes no stray folder).
 
-Writes ``<kit>/<path>`` with the kit's license header, a module docstring naming the API and why the file
-exists, the kit's import line and one TestCase class per contract area (call forms and every parameter,
-dtypes, layouts, sizes, side effects, bad input, threads, errors). Every test is a
-``self.fail("not written yet: ...")`` placeholder, so a scaffold never merges green.
+The file written at ``<kit>/<path>`` has the kit's license header, a module docstring naming the API, the
+kit's import line and ``run_tests()``. When torch's OpInfo database (``op_db``) has the API in one of the
+interpreters probed (by function, method variant, alias or name; :mod:`opinfo_lookup`), it is the OpInfo
+draft (:mod:`opinfo_draft`): real tests, one class per entry and area, that read ``op_db`` when they run,
+plus placeholder classes for what OpInfo cannot know. Otherwise, or with ``--no-opinfo``, it is the plain
+scaffold (:mod:`scaffold_text`): one class per contract area, every case a placeholder that fails (the
+dtype, memory-format, sparse-layout and size areas loop over the spaces from torch, one labelled subtest
+per case), so a scaffold never merges green. ``op_db`` failing to import is one line per interpreter.
 
 ``since`` comes from ``locate`` over the interpreters: ``--python`` ones, else every
 ``<kit>/.tox/*/bin/python``, else this interpreter. It is the first torch version (``X.Y``) where the
 API is found when an older one lacks it, null when all have it. The API is appended to the ``apis`` of
 ``<kit>/torch_npu_testing/common/table.json`` (``ascend_task_id`` null, ``coverage`` regions empty: fill
-both in); export then sends the file to every branch whose oldest torch has it and leaves it out of the
-others with the reason (printed). An API already there, or a path that exists and is not a table test
-file, refuses with nothing changed; the files are built first and written atomically.
+both in), which is what suite, bench and export run; export sends the file to every branch whose oldest
+torch has it and leaves it out of the others with the reason (printed). An API already there, or a path
+that exists and is not a table test file, refuses with nothing changed; the files are built first and
+written atomically.
 
 JSON (``--json PATH``)::
 
-    {"format": "torch_npu_testing.new/1", "api": NAME, "path": PATH, "suggested_by": TEXT|null, "since": "2.9"|null,
-     "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows], "written": [PATH...]}
+    {"format": "torch_npu_testing.new/2", "api": NAME, "path": PATH, "suggested_by": TEXT|null, "since": "2.9"|null,
+     "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows],
+     "draft": "opinfo"|"scaffold"|null (null: an existing file joined), "opinfo": null (--no-opinfo) |
+     {"entries": [merged lookup entries, each with "torch": [releases]],
+      "lookups": [{"python", "torch", "error", "entries": [[name, variant_test_name]...]}]},
+     "written": [PATH...]}
+
+(Format 2 added ``draft`` and ``opinfo``.)
 """
 import json
 import os
