@@ -11,6 +11,7 @@ where community PRs put them, every box ticked or open by design, exit 0. Each m
 ``⚠ 缺少 / missing`` line and an open box with the reason, exit 1 with the files written. Bad input exits
 2 and writes nothing. The size guard shortens, and says so, never silently.
 """
+import hashlib
 import json
 import os
 import re
@@ -148,6 +149,14 @@ def run_pr(kit, ascend, results, capsys, branch=BRANCH, apis=(API,)):
     return code, stdout, stderr, (markdown.read_text() if markdown.exists() else None), facts
 
 
+def export_and_verify(kit, ascend, capsys):
+    """export then verify (this interpreter, DEST's files run whole) into the kit's reports/, as a user does."""
+    assert cli_main(["export", BRANCH, str(ascend), "--kit", str(kit), "--year", "2026"]) == 0
+    assert cli_main(["verify", BRANCH, str(ascend), "--kit", str(kit), "--python", sys.executable,
+                     "--out", str(kit / "reports")]) == 0
+    capsys.readouterr()
+
+
 def section(markdown, title):
     start = markdown.index(f"# {title}\n")
     end = markdown.find("\n# 【", start + 1)
@@ -169,6 +178,7 @@ def test_full_description_follows_the_template_of_master(
         kit, ascend_repo, env_python, tmp_path, monkeypatch, capsys):
     results = tmp_path / "results"
     make_results(kit, monkeypatch, results)
+    export_and_verify(kit, ascend_repo, capsys)
     code, stdout, stderr, markdown, facts = run_pr(kit, ascend_repo, results, capsys)
     assert code == 0, stderr
     assert stdout.strip() == str(kit / "reports" / f"pr-{BRANCH}.md")
@@ -195,17 +205,44 @@ def test_full_description_follows_the_template_of_master(
     docs = section(markdown, "【资料变更】")
     assert "torch 2.7.1: 已列出 / listed in `docs/zh/api/native_api/pytorch_2-7-1/torch.md:" in docs
     verification = section(markdown, "【功能验证】")
-    for part in ("### 测试环境", "### v2_7", "tox -e v2_7", "### 实现覆盖率", "### 测试日志"):
+    assert verification.split("\n")[2] == "**not run on an NPU: cpu**"  # the section's first line
+    for part in ("### 测试环境", "### 测试命令", "### 实现覆盖率", "### 测试日志", "[source: verify-BRANCH.json"):
         assert part in verification, part
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ascend_repo, capture_output=True, text=True).stdout.strip()
+    sha = hashlib.sha256((ascend_repo / TEST_FILE).read_bytes()).hexdigest()
+    assert f"at HEAD `{head}`" in verification and f"| `{TEST_FILE}` | `{sha}` | not in HEAD | 0 | 2 |" in verification
     assert f"- `{API}` on torch 2.7.1: not measured: the suite ran without coverage" in verification
-    assert "| `TestIsGradEnabled.test_reports_no_grad` | passed | 1 |" in verification
+    assert "| `TestIsGradEnabled.test_reports_no_grad` | kit | passed |" in verification
+    assert f"{TEST_FILE}.py -v" not in verification and f"{TEST_FILE[5:]} -v" in verification  # cd test && ...
     assert "same outcomes with grad mode enabled and disabled at start" in verification
+    assert "run standalone" not in markdown
+    evidence_md = (kit / "reports" / "evidence-v2.7.1.md").read_text()
+    assert "These are the kit's files, not the PR's" in evidence_md and f"PR file `{TEST_FILE}`: SHA-256 `{sha}`" \
+        in evidence_md
     assert "不涉及" in section(markdown, "【upstream patch 实跑日志】")
     assert "`evidence-v2.7.1.md`" in markdown and (kit / "reports" / "evidence-v2.7.1.md").exists()
     assert CLONE not in markdown  # --api: no other target API named
     assert facts["format"] == "torch_npu_testing.pr/1" and facts["problems"] == [] and facts["gaps"] == []
     assert facts["ascend"]["ref"] == "origin/v2.7.1" and len(facts["ascend"]["commit"]) == 40
     assert facts["characters"] == len(markdown) <= fit.LIMIT and facts["shortened"] == []
+
+
+def test_a_pr_file_edited_after_verify_makes_the_description_stale(kit, ascend_repo, tmp_path, capsys):
+    """One staleness check: the PR file's bytes in DEST are not the bytes verify ran: ⚠ at the top, exit 1."""
+    export_and_verify(kit, ascend_repo, capsys)
+    with open(ascend_repo / TEST_FILE, "a", encoding="utf-8") as handle:
+        handle.write("# edited after verify\n")
+    code, _, stderr, markdown, facts = run_pr(kit, ascend_repo, tmp_path / "no-results", capsys)
+    assert code == 1 and facts["verify"]["state"] == "stale"
+    assert markdown.startswith(f"> ⚠ 描述已过期 / stale: stale: {TEST_FILE} has other bytes now"), markdown[:300]
+    assert any(problem.startswith(f"stale: {TEST_FILE} has other bytes now") for problem in facts["problems"])
+
+
+def test_no_verify_record_is_a_warning_at_the_top(kit, ascend_repo, tmp_path, capsys):
+    code, _, _, markdown, facts = run_pr(kit, ascend_repo, tmp_path / "no-results", capsys)
+    assert code == 1 and facts["verify"]["state"] == "missing"
+    assert markdown.startswith("> ⚠ verify 结果缺失 / no verify results: missing: no verify results at ")
+    assert f"verify {BRANCH} {os.path.realpath(ascend_repo)}` first" in markdown
 
 
 def test_the_owner_file_is_cited_for_an_api_with_callers_nowhere_else(kit, ascend_repo, tmp_path, capsys):
@@ -223,7 +260,7 @@ def assert_gap(code, markdown, facts, title, text):
     assert code == 1
     assert f"> ⚠ 缺少 / missing: {text}" in section(markdown, title), section(markdown, title)
     assert any(text in problem for problem in facts["problems"]), facts["problems"]
-    assert markdown.startswith("> ⚠ 本描述尚不完整 / not ready to paste")
+    assert markdown.startswith("> ⚠ ") and "\n> ⚠ 本描述尚不完整 / not ready to paste" in markdown[:3000]
 
 
 def test_no_results_is_a_visible_gap(kit, ascend_repo, tmp_path, capsys):

@@ -5,14 +5,16 @@ warnings, the PR description to paste (written by ``pr``) and the next git comma
 
 The PR description is ``reports/pr-BRANCH.md`` (or ``--report PATH``); its ``.json`` twin lists the claims
 no result backs (``problems``) and the SHA-256 of every file it describes: :func:`description_problems`
-turns those into the reasons ``export`` exits 1 (unbacked claims, or a description of other bytes).
+turns those into the reasons ``export`` exits 1 (unbacked claims, or a description of other bytes, found by
+the one staleness check, :func:`torch_npu_testing.verify.stale.stale_files`). The next steps printed are
+``verify`` (the files as written, run whole) and then ``pr``.
 """
-import hashlib
 import json
 import os
 
 from ..common import table
 from ..common.errors import UsageError
+from ..verify.stale import digest, stale_files
 
 DESCRIPTIONS_DIR = "reports"
 PR_FORMAT = "torch_npu_testing.pr/1"
@@ -45,10 +47,10 @@ def description_problems(path, plan):
         return [f"{facts_path} is not a {PR_FORMAT} document"]
     problems = [str(problem) for problem in facts.get("problems", [])]
     recorded = {entry.get("path"): entry.get("sha256") for entry in facts.get("plan", {}).get("files", [])}
-    for target in plan.targets:
-        if recorded.get(target.rel_path) != hashlib.sha256(target.content).hexdigest():
-            problems.append(f"the description is stale: {target.rel_path} differs from what it describes "
-                            f"(run `python -m torch_npu_testing pr {plan.branch} --ascend {plan.dest}` again)")
+    written = {target.rel_path: digest(target.content) for target in plan.targets}
+    for path, why in stale_files(recorded, written):
+        problems.append(f"the description is stale: {path} {why} (run `python -m torch_npu_testing verify "
+                        f"{plan.branch} {plan.dest}`, then `pr {plan.branch} --ascend {plan.dest}` again)")
     return problems
 
 
@@ -94,9 +96,12 @@ def describe(plan, dry_run=False, description=None, problems=()):
         out.extend(["the description is not backed by results yet:"] + [f"  - {p}" for p in problems]
                    if problems else [])
     else:
-        out.append(f"pull request description: none found ({DESCRIPTIONS_DIR}/{description_name(plan.branch)}); "
-                   f"make it with: python -m torch_npu_testing pr {plan.branch} --ascend {plan.dest}")
+        out.append(f"pull request description: none found ({DESCRIPTIONS_DIR}/{description_name(plan.branch)})")
+    if not dry_run:
+        out += ["next: run the files as written, whole, as Ascend CI runs them (add --stand-in-npu on a CPU box), "
+                "then describe them:", f"  python -m torch_npu_testing verify {plan.branch} {plan.dest}",
+                f"  python -m torch_npu_testing pr {plan.branch} --ascend {plan.dest}"]
     changed = [target.rel_path for target in plan.targets if target.action != "unchanged"]
     if changed and not dry_run:
-        out += ["next, in the checkout:", f"  git add {' '.join(changed)}", f"  git commit -m '{title}'"]
+        out += ["then, in the checkout:", f"  git add {' '.join(changed)}", f"  git commit -m '{title}'"]
     return "\n".join(out)

@@ -1,12 +1,18 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""``python -m torch_npu_testing pr BRANCH --ascend DIR [--api NAME ...] [--results DIR] [--out DIR]``.
+"""``python -m torch_npu_testing pr BRANCH --ascend DEST [--verify PATH] [--api NAME ...] [--results DIR] [--out DIR]``.
 
 Writes ``OUT/pr-BRANCH.md`` (the description, at most 60,000 characters), ``OUT/pr-BRANCH.json`` (the
 facts, the checkboxes and the problems) and ``OUT/evidence-BRANCH.md`` / ``.json`` (the full evidence, the
 file to attach), each atomically, and prints the description's path. ``BRANCH`` is a branch name as a
 contributor types it (``v2.7.1`` is ``origin/v2.7.1`` on a normal clone); the output says which ref and
 commit were used. ``--api NAME`` (repeatable, table names) describes only those APIs and their files.
+
+The plan (which files, their bytes) is read from the branch at its ref; 【功能验证】 is verify's record of
+those files in DEST (``--verify``, default ``OUT/verify-BRANCH.json``): ``--ascend`` must name the DEST that
+was verified. A missing or stale record (a PR file's bytes in DEST differ from what verify ran) is a ``⚠``
+line at the top and exit 1. The kit suite's results (``--results``) stay in the attachment, labelled as the
+kit's own files.
 
 Exit 1 (files still written) when anything the description states is not backed by a fact (a gap, a
 problem the report finds, an open box that should be ticked); 2 for bad input (unknown API, unknown or
@@ -19,16 +25,19 @@ import sys
 from ..common import table
 from ..common.atomic import write_text_atomic
 from ..export.describe import description_name
-from . import checklist, evidence, facts as facts_module
+from ..verify.record import record_name
+from . import boxsources, checklist, evidence, facts as facts_module, verified
 from .render import render
 
 
 def add_arguments(parser):
     parser.add_argument("branch", help="Ascend/pytorch branch: master, v2.12.0, v2.11.0 or v2.7.1 (a local branch, "
                                        "else the single remote-tracking one, e.g. origin/v2.7.1)")
-    parser.add_argument("--ascend", metavar="DIR", required=True,
-                        help="an Ascend/pytorch git checkout holding the branch (read through git, any branch checked "
-                             "out; the template and the docs are read from master)")
+    parser.add_argument("--ascend", metavar="DEST", required=True,
+                        help="the Ascend/pytorch checkout that export wrote into and verify ran (the plan is read from "
+                             "the branch at its ref through git; the template and the docs from master)")
+    parser.add_argument("--verify", metavar="PATH",
+                        help="verify's record of DEST (default: OUT/verify-BRANCH.json, i.e. reports/...)")
     parser.add_argument("--api", action="append", metavar="NAME",
                         help="describe only this API of the table and its file (repeatable; default: every API)")
     parser.add_argument("--results", default=os.path.join(".tox", "results"),
@@ -41,7 +50,8 @@ def add_arguments(parser):
 
 def problems_of(document):
     """Everything that keeps the description from being pasted as it is."""
-    problems = [f"missing: {gap}" for gap in document["gaps"]]
+    problems = list(document["verify"]["problems"])
+    problems += [f"missing: {gap}" for gap in document["gaps"]]
     problems += [problem for problem in document["report"]["problems"]
                  if not any(problem.startswith(f"{env}: no results") for env in document["envs"])]
     items = document["kit_checks"] + [item for boxes in document["template_boxes"].values() for item in boxes]
@@ -58,13 +68,16 @@ def other_apis_named(markdown, document):
 
 def main(args):
     command = ["python", "-m", "torch_npu_testing", "pr", args.branch, "--ascend", args.ascend,
-               "--results", args.results, "--out", args.out]
+               "--results", args.results, "--out", args.out] + (["--verify", args.verify] if args.verify else [])
     command += [part for name in args.api or () for part in ("--api", name)]
     document = facts_module.gather(args.branch, args.ascend, args.results, kit_root=args.kit, api_names=args.api,
                                    year=args.year, command=command)
     document["evidence_name"] = evidence.evidence_name(args.branch)
+    document["verify"] = verified.gather(args.verify or os.path.join(args.out, record_name(args.branch)),
+                                         document["ascend"]["dir"], document["plan"]["files"], args.branch)
     document["template_boxes"] = checklist.template_boxes(document)
-    document["kit_checks"] = checklist.kit_checks(document)
+    document["kit_checks"] = checklist.kit_checks(document) + verified.verify_checks(document)
+    boxsources.annotate(document["template_boxes"], document["kit_checks"])
     document["problems"] = problems_of(document)
     markdown_text = render(document)
     named = other_apis_named(markdown_text, document)
@@ -72,7 +85,7 @@ def main(args):
         document["problems"].append(f"the description names other target APIs: {', '.join(named)}")
         markdown_text = render(document)
     os.makedirs(args.out, exist_ok=True)
-    evidence.write_evidence(document["report"], args.out, args.branch)
+    evidence.write_evidence(document["report"], args.out, args.branch, document["verify"])
     markdown = os.path.join(args.out, description_name(args.branch))
     document["characters"] = len(markdown_text)
     write_text_atomic(os.path.splitext(markdown)[0] + ".json",
@@ -85,7 +98,10 @@ def main(args):
 def report(args, document, markdown):
     ascend = document["ascend"]
     status = f"FAIL, {len(document['problems'])} item(s) not backed" if document["problems"] else "PASS"
-    print(f"pr {args.branch}: {ascend['ref']} at {ascend['commit'][:12]}; {document['characters']} characters"
+    record = document["verify"]["record"]
+    dest = f"; DEST {ascend['dir']} at {record['dest']['head'][:12]} (verify: {document['verify']['state']})" \
+        if record else f"; verify: {document['verify']['state']}"
+    print(f"pr {args.branch}: {ascend['ref']} at {ascend['commit'][:12]}{dest}; {document['characters']} characters"
           + (f" (shortened: {'; '.join(document['shortened'])})" if document["shortened"] else "")
           + f"; {status}", file=sys.stderr)
     for problem in document["problems"]:

@@ -20,6 +20,7 @@ from ..common import results as results_model
 from ..common import table
 from ..common.atomic import write_text_atomic
 from ..report import collect as report_collect
+from ..report.markdown import code
 from ..report.render import commands_section, environment_section, render as report_render, upstream_section
 
 
@@ -103,12 +104,31 @@ def evidence_name(branch):
     return f"evidence-{branch.replace('/', '_')}.md"
 
 
-def write_evidence(doc, out_dir, branch):
-    """Write ``evidence-BRANCH.md`` (the report's Markdown: per-case log, coverage tables) and ``.json``;
-    return the Markdown's path, the file to attach to the PR."""
+def kit_files_lines(doc, verify=None):
+    """The attachment's first lines: what it is evidence of. The kit suite ran the kit's own files (their
+    SHA-256 listed), not the PR's; the PR's files (other bytes) are verify's, named with theirs."""
+    kit = {}
+    for entry in doc["envs"]:
+        for run in (entry.get("results") or {}).get("runs", []) if entry["state"] == "ok" else []:
+            kit.setdefault(run["path"], run["sha256"])
+    lines = ["> 本附件 / this attachment: supporting evidence from the kit's own files, run by the kit's suite "
+             "(implementation coverage, the API-call proof, per-case log). These are the kit's files, not the "
+             "PR's: the PR's files were run whole in DEST by `verify` (【功能验证】).", ">"]
+    lines += [f"> - kit file {code(path)}: SHA-256 {code(sha)}" for path, sha in sorted(kit.items())] or [
+        "> - no kit suite results"]
+    record = (verify or {}).get("record")
+    if record:
+        lines += [">", f"> The PR's files (verify, DEST {code(record['dest']['head'][:12])}):"]
+        lines += [f"> - PR file {code(item['path'])}: SHA-256 {code(item['sha256'])}" for item in record["files"]]
+    return lines + [""]
+
+
+def write_evidence(doc, out_dir, branch, verify=None):
+    """Write ``evidence-BRANCH.md`` (the report's Markdown: per-case log, coverage tables, labelled as the kit's
+    own files by :func:`kit_files_lines`) and ``.json``; return the Markdown's path, the file to attach."""
     base = os.path.join(out_dir, os.path.splitext(evidence_name(branch))[0])
     write_text_atomic(base + ".json", json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
-    write_text_atomic(base + ".md", report_render(doc))
+    write_text_atomic(base + ".md", "\n".join(kit_files_lines(doc, verify)) + "\n" + report_render(doc))
     return base + ".md"
 
 

@@ -105,3 +105,83 @@ def env_lines(entry, level, max_trace=None, where="the evidence file"):
 def log_lines(doc, level="methods", max_trace=None, where="the evidence file"):
     """The log of every env of the report document ``doc`` at ``level`` (one of :data:`LEVELS`)."""
     return [line for entry in doc["envs"] for line in env_lines(entry, level, max_trace, where)]
+
+
+# --------------------------------------------------------------------------- verify's log of the PR's files
+def _whose(test, kit_ids):
+    return "kit" if test in kit_ids else "theirs"
+
+
+def _verify_row(test, group, run, kit_ids):
+    needs = run["verify"]["needs"].get(test)
+    text = _outcome_text(group)
+    if needs:
+        reason = next((case.reason for case in group if case.reason), "")
+        text = f"needs {needs} (not on this host): {reason}"
+    return f"| {code(test)} | {_whose(test, kit_ids)} | {cell(text)} |"
+
+
+def _verify_classes(groups, run, kit_ids):
+    classes = {}
+    for test, cases in groups:
+        classes.setdefault((test.split(".", 1)[0], _whose(test, kit_ids)), []).append((test, cases))
+    rows = ["| class | whose | tests | outcome |", "| --- | --- | --- | --- |"]
+    for (name, whose), tests in classes.items():
+        counts = results_model.tally([case for _, group in tests for case in group])
+        needing = sum(1 for test, _ in tests if test in run["verify"]["needs"])
+        rows.append(f"| {code(name)} | {whose} | {len(tests)} | {cell(counts_text(counts))}"
+                    + (f"; {needing} need a device this host lacks" if needing else "") + " |")
+    return rows
+
+
+def verify_run_lines(run, env, kit_ids, level, max_trace=None, where="the verify record"):
+    """One whole-file run of verify: heading with counts, its tests (theirs and the kit's), failures."""
+    cases = results_model.cases_from_dicts(run["cases"])
+    how = run["verify"].get("how", {}).get("command", "")
+    lines = [f"#### {code(run['path'])} ({env}, whole file, {how}): {run['counts']['tests']} tests, "
+             f"{counts_text(run['counts'])}", ""]
+    if run["verify"].get("not_run"):
+        ids = run["verify"].get("ids_from_ast") or []
+        return lines + [f"**not run: {run['verify']['not_run']}** — the file cannot import here: "
+                        f"{cases[0].reason}", "",
+                        f"Its tests (from the AST; {sum(1 for t in ids if t in kit_ids)} kit, "
+                        f"{sum(1 for t in ids if t not in kit_ids)} theirs): " + ", ".join(code(t) for t in ids), ""]
+    groups = results_model.by_test(cases)
+    if level == "methods":
+        lines += ["| test | whose | outcome |", "| --- | --- | --- |"]
+        lines += [_verify_row(test, group, run, kit_ids) for test, group in groups] + [""]
+    elif level == "classes":
+        lines += _verify_classes(groups, run, kit_ids) + [""]
+    shown = [case for case in cases if case.id not in run["verify"]["needs"]]
+    return lines + failure_lines(shown, env, max_trace, where)
+
+
+def grad_probe_lines(runs, env, item):
+    """The grad-mode probe on DEST's file: both runs' counts and whether the outcomes were the same."""
+    lines = []
+    for run in sorted(runs, key=lambda r: r["initial_grad_mode"]):
+        mode = "enabled" if run["initial_grad_mode"] else "disabled"
+        lines.append(f"- grad-mode probe on {code(run['path'])} ({env}, loaded from DEST, grad mode {mode} at "
+                     f"start): {tests_and_cases(run['counts'])}, {counts_text(run['counts'])}")
+    if item is not None:
+        same = "same outcomes" if item.get("same") else "**different outcomes**"
+        lines.append(f"- grad-mode isolation probe: {same} with grad mode enabled and disabled at start")
+    return lines + ([""] if lines else [])
+
+
+def verify_log_lines(record, level="methods", max_trace=None, where="the verify record"):
+    """verify's log of every env: each PR file run whole, then the grad-mode probe on it."""
+    kit = {item["path"]: set(item["kit_tests"]) for item in record["files"]}
+    lines = []
+    for env in record["envs"]:
+        lines += [f"### {env['name']} (`verify`, {code(env['python'])})", ""]
+        runs = env["results"]["runs"]
+        for run in [r for r in runs if r["verify"]["kind"] == "file"]:
+            lines += verify_run_lines(run, env["name"], kit.get(run["path"], set()), level, max_trace, where)
+            grad = [r for r in runs if r["verify"]["kind"] != "file" and r["path"] == run["path"]]
+            item = next((i for i in env["results"]["grad_mode_isolation"] if i.get("path") == run["path"]), None)
+            if grad or item:
+                lines += grad_probe_lines(grad, env["name"], item)
+            elif isinstance(run["verify"].get("grad_mode_probe"), str):
+                lines += [f"- grad-mode probe on {code(run['path'])}: {run['verify']['grad_mode_probe']}", ""]
+    return lines

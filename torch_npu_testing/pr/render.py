@@ -11,17 +11,20 @@ characters (:mod:`.fit`).
 """
 from . import fit, sections
 from .template import layout
+from .verified import warning_lines
 
 
 SHOWN_PROBLEMS = 12
 
 
 def problems_block(facts):
-    """The problems, the first :data:`SHOWN_PROBLEMS` of them (each cut to 300 characters); all in the JSON."""
+    """The problems, the first :data:`SHOWN_PROBLEMS` of them (each cut to 300 characters); all in the JSON.
+    A missing or stale verify record comes first, on its own ``⚠`` line."""
     problems = facts["problems"]
     if not problems:
         return []
-    lines = [f"> ⚠ 本描述尚不完整 / not ready to paste: {len(problems)} item(s) not backed by a fact:", ">"]
+    lines = warning_lines(facts["verify"]) if facts.get("verify") else []
+    lines += [f"> ⚠ 本描述尚不完整 / not ready to paste: {len(problems)} item(s) not backed by a fact:", ">"]
     lines += [f"> - {problem if len(problem) <= 300 else problem[:297] + '...'}"
               for problem in problems[:SHOWN_PROBLEMS]]
     if len(problems) > SHOWN_PROBLEMS:
@@ -35,7 +38,8 @@ def header_lines(facts, options):
              f"{facts.get('generated_at')}; template {facts['template']['path']} of {facts['template']['ref']} "
              f"({facts['template']['commit'][:7]}, updated {facts['template'].get('updated') or '?'}) -->", ""]
     lines.append(f"> 附件 / attach to this PR: `{facts.get('evidence_name', 'evidence-' + facts['branch'] + '.md')}` "
-                 "(the per-case test log, API-call and implementation-coverage tables of every env).")
+                 "(supporting evidence from the kit's own files: per-case log, API-call and implementation-coverage "
+                 "tables of every env, each kit file with its SHA-256).")
     if options.get("shortened"):
         lines.append("> 已缩短 / shortened to fit a PR body: " + "; ".join(options["shortened"])
                      + ". Nothing is left out of the attachment.")

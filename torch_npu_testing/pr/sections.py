@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The body of each section of the description, from the facts (template sections; task sections are in
 :mod:`.task_sections`). ``options`` carry what :mod:`.fit` shortened."""
-from . import evidence, log, source, task_sections
-from .fit import LOG_END, LOG_START
+from . import evidence, source, task_sections, verification
 from .planfacts import TEST_FILE, UPSTREAM_PATCH
 from .task_sections import code, gap_lines
 from ..upstream import basefacts
@@ -13,7 +12,9 @@ ACTIONS = {"create": "新增 (new)", "update": "补充 (adds to the branch's fil
 
 
 def box_lines(items):
-    return [f"- [{'x' if item['ticked'] else ' '}] {item['item']} —— {item['why']}" for item in items] + [""]
+    """One line per box; ``[source: ...]`` names the facts it reads (:mod:`.boxsources`)."""
+    return [f"- [{'x' if item['ticked'] else ' '}] {item['item']} —— {item['why']}"
+            + (f" [source: {item['source']}]" if item.get("source") else "") for item in items] + [""]
 
 
 def source_section(facts, options):
@@ -86,23 +87,8 @@ def interface_section(facts, options):
 
 
 def verification_section(facts, options):
-    report = facts["report"]
-    names = ", ".join(code(api["name"]) for api in facts["apis"])
-    lines = [f"测试场景 / what is tested: the consistency of {names} with upstream PyTorch on the test device, in "
-             f"every env of {code(facts['branch'])} (torch {', '.join(facts['torches'])}); each test file is run "
-             "standalone, as Ascend CI runs it, by the kit's suite (which also records which test calls each API).",
-             "", "### 测试环境 / environment", ""]
-    lines += evidence.environment_lines(report) + gap_lines(facts, "功能验证")
-    lines += ["### 测试命令 / commands", ""] + evidence.command_lines(report)
-    lines += ["### 实现覆盖率 / implementation coverage (lines and branches of the API's Python code the tests "
-              "reach)", ""] + facts["coverage"] + [""]
-    lines += ["### 自检 / checks from the results", ""] + box_lines(facts["kit_checks"])
-    lines += ["### 测试日志 / test log", "",
-              f"Per env and file, each test method with its outcome and number of cases (passing subtests collapsed); "
-              f"failures in full. The per-case log is in the attached `{facts.get('evidence_name')}`.", "", LOG_START]
-    lines += log.log_lines(report, options.get("log_level", "methods"), options.get("max_trace"),
-                           facts.get("evidence_name") or "the evidence file")
-    return lines + [LOG_END, ""]
+    """【功能验证】: verify's record of the PR's files in DEST (:mod:`.verification`)."""
+    return verification.section(facts, options)
 
 
 def upstream_section(facts, options):

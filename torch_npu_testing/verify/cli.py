@@ -60,11 +60,12 @@ def run_env(name, python, plan, extra_env, command):
     test_dir = os.path.join(plan.dest, "test")
     probe = envprobe.probe_env(python, test_dir, dict(extra_env, **(
         {"TORCH_DEVICE_BACKEND_AUTOLOAD": "1"} if extra_env else {})))
+    device = (probe.get("device") or {}).get("type", "cpu")
     starts, why = command_module.runner_starts(python, test_dir, extra_env)
     how = {"command": "run_test.py" if starts else "direct", "why": why}
     runs, isolation, problems = [], [], []
     for target in plan.files:
-        run = runfile.run_file(python, target, plan.dest, starts, how, extra_env)
+        run = runfile.run_file(python, target, plan.dest, starts, how, extra_env, device)
         runs.append(run)
         progress(name, run)
         if target.rel_path not in GRAD_MODE_FILES:

@@ -10,12 +10,14 @@
 
 Either way the file's own runner writes JUnit XML into a folder of verify's: ``IN_CI=1`` and
 ``TEST_REPORT_PATH`` for torch_npu's ``run_tests``, ``--save-xml DIR`` for torch's (passed through
-run_test.py after ``--``, as its ``additional_unittest_args``). The record says which command ran and why.
+run_test.py after ``--``, as its ``additional_unittest_args``); a file export created ends in the kit's carried
+``run_tests``, which is the runner of the device the kit resolves there. The record says which command ran
+and why.
 """
 import os
 import subprocess
 
-from .targets import COMMON_UTILS_RUNNER
+from .targets import CARRIED_RUNNER, COMMON_UTILS_RUNNER, TORCH_NPU_RUNNER
 
 RUN_TEST = "run_test.py"
 START_TIMEOUT_S = 300
@@ -42,9 +44,17 @@ def runner_starts(python, test_dir, extra_env):
     return False, f"test/{RUN_TEST} cannot start here ({last})"
 
 
-def file_command(python, target, xml_dir, use_runner):
+def runner_family(target, device):
+    """The runner that writes the file's XML: its own, or for the carried run_tests the one of the device
+    the kit resolves in that env (``device``, measured by the env probe): torch_npu's on ``npu``."""
+    if target.runner == CARRIED_RUNNER:
+        return TORCH_NPU_RUNNER if device == "npu" else COMMON_UTILS_RUNNER
+    return target.runner
+
+
+def file_command(python, target, xml_dir, use_runner, device="cpu"):
     """``(argv, variables)`` that run ``target`` from DEST/test, its runner writing XML into ``xml_dir``."""
-    xml_args = ["--save-xml", xml_dir] if target.runner == COMMON_UTILS_RUNNER else []
+    xml_args = ["--save-xml", xml_dir] if runner_family(target, device) == COMMON_UTILS_RUNNER else []
     variables = {"IN_CI": "1", "TEST_REPORT_PATH": xml_dir}
     if use_runner:
         argv = [python, RUN_TEST, "-v", "-i", target.test_dir_name] + (["--"] + xml_args if xml_args else [])

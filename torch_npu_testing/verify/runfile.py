@@ -77,11 +77,11 @@ def execute(argv, cwd, env):
     return rc, output, round(time.perf_counter() - started, 3)
 
 
-def run_file(python, target, dest, use_runner, how, extra_env):
+def run_file(python, target, dest, use_runner, how, extra_env, device="cpu"):
     """One results-model run of ``target`` (``path`` relative to DEST), with verify's record in ``verify``."""
     cwd = os.path.join(dest, "test")
     with tempfile.TemporaryDirectory(prefix="verify-xml-") as xml_dir:
-        argv, variables = command.file_command(python, target, xml_dir, use_runner)
+        argv, variables = command.file_command(python, target, xml_dir, use_runner, device)
         env = dict(os.environ, **extra_env, **variables)
         rc, output, seconds = execute(argv, cwd, env)
         cases, xml_files = junit.read_cases(xml_dir, target.rel_path)

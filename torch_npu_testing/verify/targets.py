@@ -23,6 +23,7 @@ from ..task import gitrefs
 
 TORCH_NPU_RUNNER = "torch_npu"          # torch_npu.testing.testcase.run_tests: JUnit XML under IN_CI=1
 COMMON_UTILS_RUNNER = "common_utils"    # torch.testing._internal.common_utils.run_tests: --save-xml DIR
+CARRIED_RUNNER = "carried"            # the kit's carried run_tests (a file export creates): the device's runner
 RUNNER_MODULES = {"torch_npu.testing.testcase": TORCH_NPU_RUNNER,
                   "torch.testing._internal.common_utils": COMMON_UTILS_RUNNER}
 
@@ -33,7 +34,7 @@ class VerifyFile:
     content: bytes
     kit_ids: list
     their_ids: list
-    runner: str                 # TORCH_NPU_RUNNER, COMMON_UTILS_RUNNER, or "unknown"
+    runner: str                 # TORCH_NPU_RUNNER, COMMON_UTILS_RUNNER, CARRIED_RUNNER or "unknown"
     at_head: str                # "committed at HEAD", "modified in the work tree", "not in HEAD"
     sha256: str = field(init=False)
 
@@ -65,6 +66,8 @@ def runner_of(tree):
     called = {node.func.id for guard in guards for node in ast.walk(guard)
               if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
     found = "unknown"
+    if any(isinstance(node, ast.FunctionDef) and node.name in called for node in tree.body):
+        found = CARRIED_RUNNER
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module in RUNNER_MODULES:
             if any((alias.asname or alias.name) in called and alias.name == "run_tests" for alias in node.names):
