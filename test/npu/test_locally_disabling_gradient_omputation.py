@@ -1071,7 +1071,8 @@ class TestGradModeThreads(GradModeCase):
                     self.check_interleaving(main_mode, worker_mode, start)
 
     def check_interleaving(self, main_mode, worker_mode, start):
-        turns = [threading.Event() for _ in range(4)]  # worker ready, main switched, worker switched, main left
+        # worker ready, main switched, worker switched, main left, worker finished (stands in for the join)
+        turns = [threading.Event() for _ in range(5)]
         seen, errors = [], []
 
         def hand_over(mine, theirs):
@@ -1090,19 +1091,22 @@ class TestGradModeThreads(GradModeCase):
                 seen.append(("worker after its clone", torch.is_grad_enabled(), tracks()))
             except BaseException as exc:  # handed to the main thread
                 errors.append(exc)
-                for turn in turns:
+                for turn in turns[:4]:
                     turn.set()
+            finally:
+                turns[4].set()
 
-        thread = threading.Thread(target=worker, daemon=True)
-        thread.start()
+        # run_in_thread (the one thread runner) with no time to wait: it starts the worker and, as the worker is
+        # still running, returns at once by raising TimeoutError; the Events below order the two threads.
+        with self.assert_raises_exactly(TimeoutError, "starting the worker without waiting for it"):
+            run_in_thread(worker, timeout=0)
         self.assertTrue(turns[0].wait(10), "the worker reached its first turn")
         with cloned(main_mode):
             hand_over(turns[1], turns[2])
             seen.append(("main inside its clone, worker inside its own", torch.is_grad_enabled(), tracks()))
         seen.append(("main after its clone, worker still inside its own", torch.is_grad_enabled(), tracks()))
         turns[3].set()
-        thread.join(10)
-        self.assertFalse(thread.is_alive(), "the worker finished")
+        self.assertTrue(turns[4].wait(10), "the worker finished")
         if errors:
             raise errors[0]
         self.assert_value(seen, [("worker at start", True, True), ("worker, main inside its clone", True, True),
