@@ -169,3 +169,94 @@ def test_a_runner_that_stops_before_any_test_is_a_runner_error(tmp_path):
     assert run["verify"]["rc"] == 3 and run["cases"][0]["id"] == "<runner>"
     assert run["verify"]["problems"] == [f"<runner>: {run['cases'][0]['reason']}"]
     assert run["verify"]["ids_from_ast"] == ["KitT.test_a"] and run["verify"]["not_run"] is None
+
+
+# --------------------------------------------------------------------------- interpreters, record, pr's reading
+def test_interpreter_choices_refuse_both_kinds_and_two_pythons_of_one_torch(tmp_path):
+    from torch_npu_testing.verify import interpreters
+
+    with pytest.raises(UsageError, match="give --env or --python, not both"):
+        interpreters.choose("master", str(tmp_path), ["master_213"], [sys.executable])
+    with pytest.raises(UsageError, match="two interpreters import the same torch"):
+        interpreters.choose("master", str(tmp_path), None, [sys.executable, sys.executable])
+    with pytest.raises(UsageError, match=r"--python /nonexistent/python: cannot run it"):
+        interpreters.choose("master", str(tmp_path), None, ["/nonexistent/python"])
+    python = tmp_path / ".tox" / "master_214" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    with pytest.raises(UsageError, match=r"no interpreter for env master_213 .*run `tox -e master_213`"):
+        interpreters.choose("master", str(tmp_path))
+    assert interpreters.choose("master", str(tmp_path), ["master_214"]) == [("master_214", str(python))]
+
+
+@pytest.mark.parametrize("text, why", [(None, "no verify results at"), ("{", "cannot be read"),
+                                       ('{"format": "torch_npu_testing.results/2"}', "is not a torch_npu_testing"
+                                                                                     ".verify/1 record")])
+def test_a_record_that_is_missing_unreadable_or_of_another_format_is_refused_by_pr(tmp_path, text, why):
+    from torch_npu_testing.verify import record
+
+    path = tmp_path / "verify-master.json"
+    if text is not None:
+        path.write_text(text)
+    document, problem = record.load(str(path))
+    assert document is None and why in problem
+
+
+def _record(tmp_path, device="cpu", stand_in=None):
+    """A record as verify writes it, of one file of ``tmp_path`` (real bytes, real SHA-256)."""
+    from torch_npu_testing.common import results
+    from torch_npu_testing.verify import record
+
+    (tmp_path / "test").mkdir(exist_ok=True)
+    (tmp_path / "test" / "t.py").write_bytes(b"ran\n")
+    cases = [Case(file="test/t.py", id="Kit.test_a", outcome=Outcome.PASSED),
+             Case(file="test/t.py", id="Their.test_b", outcome=Outcome.ERROR, reason="RuntimeError: npu:0")]
+    run = {"path": "test/t.py", "sha256": hashlib.sha256(b"ran\n").hexdigest(), "initial_grad_mode": True,
+           "cases": results.cases_to_dicts(cases), "counts": results.tally(cases),
+           "verify": {"kind": "file", "needs": {"Their.test_b": "npu"}, "problems": [], "how": {"command": "direct"},
+                      "not_run": None}}
+    env = {"name": "e", "python": sys.executable, "runner": {"starts": False, "why": "no run_test.py"},
+           "results": record.env_results("e", str(tmp_path), ["x"], {"device": {"type": device}}, [run], [], "t", 1)}
+    plan = targets.VerifyPlan("master", str(tmp_path), "c" * 40, [], [])
+    doc = record.document(plan, [env], stand_in, ["python", "-m", "torch_npu_testing", "verify"], "t", 1.0)
+    doc["files"] = [{"path": "test/t.py", "sha256": run["sha256"], "at_head": "not in HEAD", "runner": "unknown",
+                     "kit_tests": ["Kit.test_a"], "their_tests": ["Their.test_b"]}]
+    return doc
+
+
+def test_pr_reads_the_record_first_line_and_log_from_verify(tmp_path):
+    from torch_npu_testing.pr import log, verified
+    from torch_npu_testing.verify import record
+
+    doc = _record(tmp_path)
+    assert verified.not_on_npu_line(doc) == "not run on an NPU: cpu"
+    assert verified.not_on_npu_line(_record(tmp_path, "npu", {"mode": "available"})) == \
+        "not run on an NPU: stand-in torch_npu reporting one NPU"
+    assert verified.not_on_npu_line(_record(tmp_path, "npu")) is None
+    path = record.write(doc, str(tmp_path / "out"))
+    files = [{"path": "test/t.py", "kind": "test file", "sha256": doc["files"][0]["sha256"]}]
+    facts = verified.gather(path, str(tmp_path), files, "master")
+    assert facts["state"] == "ok" and facts["problems"] == [] and verified.warning_lines(facts) == []
+    rows = log.verify_log_lines(facts["record"])
+    assert "| `Kit.test_a` | kit | passed |" in rows
+    assert "| `Their.test_b` | theirs | needs npu (not on this host): RuntimeError: npu:0 |" in rows
+    classes = "\n".join(log.verify_log_lines(facts["record"], "classes"))
+    assert "| `Their` | theirs | 1 | **1 error**; 1 need a device this host lacks |" in classes
+    assert not any(line.startswith("| `") for line in log.verify_log_lines(facts["record"], "files"))
+
+
+def test_pr_finds_a_record_of_another_checkout_or_of_other_bytes(tmp_path):
+    from torch_npu_testing.pr import verified
+    from torch_npu_testing.verify import record
+
+    path = record.write(_record(tmp_path), str(tmp_path / "out"))
+    files = [{"path": "test/t.py", "kind": "test file", "sha256": hashlib.sha256(b"planned\n").hexdigest()}]
+    other = tmp_path / "other"
+    (other / "test").mkdir(parents=True)
+    (other / "test" / "t.py").write_bytes(b"edited\n")
+    facts = verified.gather(path, str(other), files, "master")
+    assert facts["state"] == "stale"
+    assert facts["problems"][0].startswith(f"verify ran in {tmp_path}, not in --ascend {other}")
+    assert facts["problems"][1].startswith("stale: test/t.py has other bytes now")
+    assert facts["problems"][2].startswith("stale: DEST's test/t.py is not the file export plans at the branch's ref")
+    assert verified.warning_lines(facts)[0].startswith("> ⚠ 描述已过期 / stale: verify ran in ")
