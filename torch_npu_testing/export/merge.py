@@ -22,6 +22,7 @@ device's pair, as in a file export creates.
 import ast
 import builtins
 import symtable
+import textwrap
 from dataclasses import dataclass, field
 
 from ..common.errors import UsageError
@@ -33,6 +34,7 @@ BEGIN_MARK = "# --- API-consistency kit: begin (written by export; change the ki
 END_MARK = "# --- API-consistency kit: end ---"
 CARRIED_COMMENT = "# The kit's carried helper: only what the tests below use (the kit's runtime/carried.py).\n"
 MAIN_GUARD = 'if __name__ == "__main__":\n    run_tests()\n'
+LINE_LIMIT = 120                     # Ascend's flake8 line length for test/
 RUNNER_MODULES = ("torch.testing._internal.common_utils", "torch_npu.testing.testcase")  # families of run_tests
 RUNNER_SETTING = "RUNNER_MODULE"     # the carried assignment that fixes the kit TestCase's base module
 RUNNER_COMMENT = "set by export: its run_tests is this file's runner"
@@ -144,8 +146,30 @@ def fresh_name(name, taken):
     return candidate
 
 
-def _comment(docstring):
-    return "".join(f"# {line}".rstrip() + "\n" for line in docstring.splitlines())
+def _comment(docstring, width=LINE_LIMIT):
+    """The docstring as ``# `` lines; a line the prefix would push past ``width`` is wrapped at words, a
+    list item's continuation indented under its text (Ascend lints ``test/`` at 120 columns)."""
+    out = []
+    for line in docstring.splitlines():
+        if len(f"# {line}".rstrip()) <= width:
+            out.append(f"# {line}".rstrip())
+            continue
+        indent = line[:len(line) - len(line.lstrip())]
+        hanging = indent + ("  " if line.lstrip().startswith(("- ", "* ")) else "")
+        parts = textwrap.wrap(line.strip(), width - 2, initial_indent=indent, subsequent_indent=hanging,
+                              break_long_words=False, break_on_hyphens=False)
+        out += ["# " + part for part in parts]
+    return "".join(line + "\n" for line in out)
+
+
+def long_lines(text, width=LINE_LIMIT):
+    """``[(line number, length)]`` of the kit block's lines in ``text`` longer than ``width``."""
+    lines = text.splitlines()
+    begins = [i for i, line in enumerate(lines) if line == BEGIN_MARK]
+    ends = [i for i, line in enumerate(lines) if line == END_MARK]
+    if not begins or not ends:
+        return []
+    return [(i + 1, len(lines[i])) for i in range(begins[0], ends[0]) if len(lines[i]) > width]
 
 
 def _render(kit, kept, definitions, renamed):

@@ -24,7 +24,7 @@ from .carry import load_carried
 from .checkout import check_ascend_checkout
 from .disabled import DISABLED_DIR, disabled_warnings
 from .kitfile import parse_kit_file
-from .merge import merge_into, new_file
+from .merge import LINE_LIMIT, long_lines, merge_into, new_file
 
 TEST_FILE = "test file"
 UPSTREAM_PATCH = "upstream patch"
@@ -187,6 +187,13 @@ def build_targets(kit_root, selection, read, year=None):
     return targets
 
 
+def line_warnings(targets):
+    """One warning per line of a kit block longer than Ascend's lint allows (a renamed name can lengthen one)."""
+    return [f"{target.rel_path}:{number}: {length} characters in the kit's block (Ascend lints test/ at "
+            f"{LINE_LIMIT}): shorten that line in the kit's file" for target in targets if target.kind == TEST_FILE
+            for number, length in long_lines(target.content.decode("utf-8"))]
+
+
 def _head_contains(dest, branch, ref, commit):
     head = gitutil.run_git(["rev-parse", "HEAD"], dest)
     head_commit = head.stdout.strip() if head.ok else "?"
@@ -219,7 +226,8 @@ def plan_export(kit_root, branch, dest, api_names=None, *, year=None):
     folder = os.path.join(dest, DISABLED_DIR)
     names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
     jsons = {f"{DISABLED_DIR}/{name}": read(f"{DISABLED_DIR}/{name}") for name in names}
-    return Plan(branch, ref, commit, dest, targets, selection.left_out, disabled_warnings(targets, jsons))
+    return Plan(branch, ref, commit, dest, targets, selection.left_out,
+                disabled_warnings(targets, jsons) + line_warnings(targets))
 
 
 def plan_at_ref(kit_root, branch, ascend_dir, api_names=None, *, year=None):
@@ -231,4 +239,5 @@ def plan_at_ref(kit_root, branch, ascend_dir, api_names=None, *, year=None):
     read = gitrefs.read_blob_bytes(ascend_dir, commit, paths).get  # one git process; absent: None
     targets = build_targets(kit_root, selection, read, year)
     jsons = gitrefs.read_blob_bytes(ascend_dir, commit, gitrefs.list_tree(ascend_dir, commit, DISABLED_DIR))
-    return Plan(branch, ref, commit, ascend_dir, targets, selection.left_out, disabled_warnings(targets, jsons))
+    return Plan(branch, ref, commit, ascend_dir, targets, selection.left_out,
+                disabled_warnings(targets, jsons) + line_warnings(targets))
