@@ -104,7 +104,7 @@ def test_fresh_processes_when_the_device_is_not_cpu_or_the_file_starts_threads(f
 
 
 def test_fresh_processes_when_the_baseline_fails_only_in_a_fork(folder):
-    from torch_npu_testing.mutate import child, runner
+    from torch_npu_testing.mutate import child, runner, session
     Path("test_pid_api.py").write_text(textwrap.dedent("""\
         import os, sys, unittest
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -118,8 +118,14 @@ def test_fresh_processes_when_the_baseline_fails_only_in_a_fork(folder):
                 fakeapi.scale(torch.ones(1), 1)
         """))
     prepared = child.prepare("test_pid_api.py", ["fakeapi.scale"], ["fakeapi"])
-    fresh, reasons, baseline = runner.choose_mode(prepared, "cpu")
+    prepared.mutants = prepared.mutants[:2]  # two are enough to see them run forked, then again fresh
+    done, restarts = [], []
+    fresh, reasons, baseline = session.run_session(prepared, "cpu", 2, lambda baseline: 30, done.append,
+                                                   lambda: restarts.append(len(done)))
     assert fresh and runner.passed(baseline) and baseline["tallies"]["fakeapi.scale"]["calls"] == 1
+    assert len(restarts) == 1 and len(done) == restarts[0] + len(prepared.mutants)
+    assert all(report.get("first_failure") is None or report["tallies"]["fakeapi.scale"]["changed"]
+               for report in done[restarts[0]:])
     assert len(reasons) == 1
     assert reasons[0].startswith("the baseline fails in a forked child "
                                  "(TestSameProcess.test_runs_where_it_was_imported: AssertionError: ")

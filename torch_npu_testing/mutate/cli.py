@@ -98,13 +98,18 @@ def _mutant_record(mutant, report, docstring, single_api):
     return record
 
 
-def _run_mutants(args, prepared, fresh, timeout):
-    from . import runner
+def _timeout_for(args):
+    def timeout(baseline):
+        return args.timeout if args.timeout is not None else 5 * baseline["test_s"] + 10
+    return timeout
 
+
+def _run_session(args, prepared):
+    """``(fresh, reasons, baseline, records)``: every mutant's record, in catalogue order."""
+    from . import session
+
+    docstring, single, records = prepared.module.__doc__, len(prepared.targets) == 1, {}
     progress = output.Progress(len(prepared.mutants), time.perf_counter(), args.quiet)
-    docstring = prepared.module.__doc__
-    single = len(prepared.targets) == 1
-    records = {}
 
     def done(report):
         mutant = prepared.mutants[report["index"]]
@@ -112,10 +117,18 @@ def _run_mutants(args, prepared, fresh, timeout):
         progress.line(mutant.id, records[mutant.index]["outcome"], records[mutant.index]["killed_by"],
                       time.perf_counter())
 
-    start = runner.start_fresh if fresh else runner.start_fork
-    runner.run_all(lambda index: start(prepared, index), [m.index for m in prepared.mutants], args.jobs,
-                   timeout, done)
-    return [records[m.index] for m in prepared.mutants]
+    def restart():
+        records.clear()
+        progress.done = 0
+
+    try:
+        fresh, reasons, baseline = session.run_session(prepared, _device(), args.jobs, _timeout_for(args), done,
+                                                       restart, args.fresh_processes)
+    except session.BaselineFailed as failed:
+        raise UsageError(f"the baseline fails (no mutant applied): {failed}") from None
+    for reason in reasons:
+        print(f"mutate: fresh process per mutant: {reason}", file=sys.stderr)
+    return fresh, reasons, baseline, [records[m.index] for m in prepared.mutants]
 
 
 def _api_blocks(args, prepared, records, baseline):
@@ -141,17 +154,6 @@ def _document(args, prepared, mode, blocks, timing):
                 [b["strength"] for b in blocks if b["status"] == "present"])}
 
 
-def _baseline(prepared, args):
-    from . import runner
-
-    fresh, reasons, baseline = runner.choose_mode(prepared, _device(), args.fresh_processes)
-    if not runner.passed(baseline):
-        raise UsageError(f"the baseline fails (no mutant applied): {runner.describe_failure(baseline)}")
-    for reason in reasons:
-        print(f"mutate: fresh process per mutant: {reason}", file=sys.stderr)
-    return fresh, reasons, baseline
-
-
 def main(args):
     started = time.perf_counter()
     _check_file(args.file)
@@ -160,10 +162,8 @@ def main(args):
         blocks = _api_blocks(args, prepared, [], {})
         print("\n".join(line for block in blocks for line in output.api_lines(block)))
         return 0
-    fresh, reasons, baseline = _baseline(prepared, args)
-    test_s = baseline["test_s"]
-    timeout = args.timeout if args.timeout is not None else 5 * test_s + 10
-    records = _run_mutants(args, prepared, fresh, timeout)
+    fresh, reasons, baseline, records = _run_session(args, prepared)
+    test_s, timeout = baseline["test_s"], _timeout_for(args)(baseline)
     blocks = _api_blocks(args, prepared, records, baseline)
     wall = time.perf_counter() - started
     timing = {"parent_import_s": prepared.import_s, "baseline_test_s": test_s, "wall_s": round(wall, 3),

@@ -8,7 +8,7 @@ matmul on torch 2.13 cpu), sends its output to /dev/null, runs :func:`child.run`
 
 Fresh mode: each child is ``python -m torch_npu_testing.mutate.child`` (pays the import itself). Used when
 the resolved device is not cpu (an accelerator runtime must not be forked), when FILE starts threads at
-import, and when the baseline fails in a fork but passes in a fresh process (:func:`choose_mode`).
+import, and when the baseline fails in a fork but passes in a fresh process (:mod:`.session`).
 
 A child past its timeout (counted from its first test) is killed (SIGKILL) and reported as
 ``{"timed_out": true}``; one that dies without a report as ``{"died": "<how>"}``.
@@ -132,7 +132,8 @@ def _finish(job, timed_out=False):
 def run_all(start, indices, jobs, timeout, on_done):
     """Run ``start(index)`` for every index, ``jobs`` at a time; ``on_done(report)`` as each finishes.
 
-    Returns the reports by index. ``timeout`` (seconds per child) may be None (no limit).
+    Returns the reports by index. ``timeout`` (seconds per child) may be None (no limit) or a callable
+    giving the current one (None until the baseline has measured it).
     """
     pending, running, reports = list(indices), {}, {}
     selector = selectors.DefaultSelector()
@@ -142,7 +143,8 @@ def run_all(start, indices, jobs, timeout, on_done):
                 job = start(pending.pop(0))
                 running[job.fd] = job
                 selector.register(job.fd, selectors.EVENT_READ)
-            deadlines = [d for d in (j.deadline(timeout) for j in running.values()) if d is not None]
+            limit = timeout() if callable(timeout) else timeout
+            deadlines = [d for d in (j.deadline(limit) for j in running.values()) if d is not None]
             wait = max(0.0, min(deadlines) - time.perf_counter()) if deadlines else None
             for key, _ in selector.select(wait):
                 job = running[key.fd]
@@ -153,9 +155,9 @@ def run_all(start, indices, jobs, timeout, on_done):
                 selector.unregister(key.fd)
                 del running[key.fd]
                 _done(job, _finish(job), reports, on_done)
-            now = time.perf_counter()
+            now, limit = time.perf_counter(), timeout() if callable(timeout) else timeout
             for fd, job in list(running.items()):
-                deadline = job.deadline(timeout)
+                deadline = job.deadline(limit)
                 if deadline is not None and now > deadline:
                     selector.unregister(fd)
                     del running[fd]
@@ -193,21 +195,6 @@ def fresh_reasons(prepared, device):
     if prepared.threads_at_import > 0:
         reasons.append(f"{prepared.path} starts {prepared.threads_at_import} thread(s) at import")
     return reasons
-
-
-def choose_mode(prepared, device, force_fresh=False):
-    """``(fresh, reasons, baseline report)``: fork unless a reason of the module docstring says otherwise."""
-    reasons = fresh_reasons(prepared, device) + (["--fresh-processes was given"] if force_fresh else [])
-    if reasons:
-        return True, reasons, run_baseline(prepared, True)
-    forked = run_baseline(prepared, False)
-    if passed(forked):
-        return False, [], forked
-    fresh = run_baseline(prepared, True)
-    if passed(fresh):
-        return True, [f"the baseline fails in a forked child ({describe_failure(forked)}) but passes in a "
-                      "fresh process"], fresh
-    return True, [], fresh
 
 
 def describe_failure(report):

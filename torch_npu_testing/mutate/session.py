@@ -1,0 +1,62 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""One mutate session: the baseline and every mutant, forked when possible, else in fresh processes.
+
+In fork mode the baseline starts first and the mutants start alongside it (the baseline's run is not paid
+before them); their timeouts apply once the baseline has measured T. If the baseline fails in its fork,
+the children are killed, and the baseline runs again in a fresh process: when it passes there, every
+mutant runs fresh (the reason said); when it fails there too, :class:`BaselineFailed`. When a reason is
+known before any run (the device is not cpu, FILE starts threads at import, ``--fresh-processes``), the
+baseline runs fresh first, then the mutants.
+"""
+import gc
+
+from . import child, runner
+
+
+class BaselineFailed(Exception):
+    """The tests fail with no mutant applied; ``report`` is the baseline's."""
+
+    def __init__(self, report):
+        super().__init__(runner.describe_failure(report))
+        self.report = report
+
+
+def _overlapped(prepared, indices, jobs, timeout_for, on_done):
+    state = {}
+
+    def done(report):
+        if report["index"] != child.BASELINE:
+            on_done(report)
+        elif not runner.passed(report):
+            raise BaselineFailed(report)
+        else:
+            state["baseline"] = report
+
+    def timeout():
+        return timeout_for(state["baseline"]) if "baseline" in state else None
+
+    runner.run_all(lambda index: runner.start_fork(prepared, index), [child.BASELINE] + indices, jobs, timeout, done)
+    return state["baseline"]
+
+
+def run_session(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh=False):
+    """``(fresh, reasons, baseline report)``; ``on_done(report)`` per mutant, ``on_restart()`` before the
+    mutants run again in fresh processes. ``timeout_for(baseline report)`` gives the timeout per mutant."""
+    gc.freeze()  # the children's collector then leaves the parent's objects (and their shared pages) alone
+    indices = [mutant.index for mutant in prepared.mutants]
+    reasons = runner.fresh_reasons(prepared, device) + (["--fresh-processes was given"] if force_fresh else [])
+    if not reasons:
+        try:
+            return False, [], _overlapped(prepared, indices, jobs, timeout_for, on_done)
+        except BaselineFailed as failed:
+            forked = failed.report
+        on_restart()
+    baseline = runner.run_baseline(prepared, True)
+    if not runner.passed(baseline):
+        raise BaselineFailed(baseline)
+    if not reasons:
+        reasons = [f"the baseline fails in a forked child ({runner.describe_failure(forked)}) but passes in a "
+                   "fresh process"]
+    runner.run_all(lambda index: runner.start_fresh(prepared, index), indices, jobs, timeout_for(baseline), on_done)
+    return True, reasons, baseline
