@@ -31,7 +31,7 @@ def add_arguments(parser):
                         help="put a stand-in torch_npu (plus DEST's torch_npu/testing/testcase.py) ahead of "
                              "site-packages; =available makes it report one NPU. Never an NPU run")
     parser.add_argument("--out", default=record.DEFAULT_OUT, help="folder for verify-BRANCH.json (default: reports)")
-    parser.add_argument("--kit", default=".", help="the kit checkout (.tox envs, the stand-in; default: .)")
+    parser.add_argument("--kit", default=".", help="the kit checkout (its .tox envs and test_upstream/; default: .)")
 
 
 def progress(env, run):
