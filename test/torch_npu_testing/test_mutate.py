@@ -155,3 +155,23 @@ def test_quiet_prints_the_strength_lines_alone(runs):
     done, _ = runs["fresh"]
     assert "mutate: [" not in done.stderr and "killing test" not in done.stdout
     assert done.stdout.startswith("strength fakeapi.Level.clone: killed 0 of 1 (1 survived, 0 timeouts, ")
+
+
+def test_report_shows_one_strength_line_per_api_with_its_survivors(runs, tmp_path):
+    from torch_npu_testing.__main__ import main
+    from torch_npu_testing.report import strength
+    _, document = runs["weak"]
+    folder = tmp_path / "results" / "strength"
+    folder.mkdir(parents=True)
+    (folder / "test_weak_api.json").write_text(json.dumps(document))
+    (folder / "broken.json").write_text("{")
+    main(["report", "--results", str(tmp_path / "results"), "--out", str(tmp_path / "out"), "--envs", "v2_12"])
+    text = (tmp_path / "out" / "report.md").read_text()
+    scale = next(block for block in document["apis"] if block["name"] == "fakeapi.scale")
+    survivors = ", ".join(f"`{m['code']}`" for m in scale["mutants"] if m["outcome"] == "survived")
+    assert f"- `strength fakeapi.scale: killed {scale['strength']['killed']} of {scale['strength']['scored']} (" in text
+    assert f"; survivors: {survivors}\n" in text and "`state-grad-flipped`" in survivors
+    assert "- strength results " in text and "broken.json: unreadable" in text
+    assert [row["name"] for row in strength.rows(str(tmp_path / "results"), ["fakeapi.Level.clone"])] == [
+        None, "fakeapi.Level.clone"]
+    assert strength.markdown_lines([]) == []

@@ -25,6 +25,7 @@ import os
 from ..common import table
 from ..common.errors import UsageError
 from ..export.describe import PR_FORMAT, commit_title
+from ..report import strength as report_strength
 from ..task import gitrefs
 from . import evidence, planfacts, taskfacts, template as template_module
 
@@ -133,4 +134,5 @@ def gather(branch, ascend, results_dir, kit_root=".", api_names=None, year=None,
                  "warnings": list(plan.warnings), "notes": list(plan.notes)},
         "apis": apis, "pythons": pythons, "report": report,
         "coverage": evidence.coverage_lines(report, apis), "gaps": gaps,
+        "strength": report_strength.markdown_lines(report_strength.rows(results_dir, names)),
     }

@@ -65,6 +65,7 @@ def _coverage_and_checks(facts):
 
     return (["### 实现覆盖率 / implementation coverage (the kit's own files, run by the kit's suite: supporting "
              "evidence; lines and branches of the API's Python code the tests reach)", ""] + facts["coverage"] + [""]
+            + facts.get("strength", [])
             + ["### 自检 / checks (each says the source it reads)", ""] + box_lines(facts["kit_checks"]))
 
 

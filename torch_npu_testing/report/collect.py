@@ -20,6 +20,7 @@ from ..common.layout import GRAD_MODE_FILES
 from ..upstream.runner import KIND as UPSTREAM_KIND, fails_upstream_run
 from .calls import api_coverage
 from .implementation import implementation_coverage
+from .strength import rows as strength_rows
 
 REPORT_FORMAT = "torch_npu_testing.report/2"
 DEFAULT_ENVS = tuple(branches.default_envs())
@@ -329,6 +330,7 @@ def collect_results(results_dir, expected, manifest, upstream_paths=None, comman
         "manifest": manifest,
         "envs": envs,
         "upstream": upstreams,
+        "strength": strength_rows(results_dir),
         "notes": notes,
         "problems": problems,
         "verdict": "fail" if problems else "pass",

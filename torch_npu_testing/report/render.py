@@ -19,6 +19,7 @@ from ..upstream.runner import fails_upstream_run
 from .calls import calls_section
 from .implementation import implementation_section, implementation_summary
 from .markdown import cell, code, fence
+from .strength import markdown_lines as strength_lines
 
 MAX_DETAIL_LINES = 40  # traceback lines shown per failure; the full text is in report.json
 
@@ -355,7 +356,7 @@ def render(doc):
              f"Generated {doc['generated_at']} from {code(doc['results_dir'])}; expected envs: "
              + ", ".join(code(name) for name in doc["expected_envs"]) + ".", ""]
     lines += [f"Note: {note}" for note in doc["notes"]] + ([""] if doc["notes"] else [])
-    lines += summary(doc) + [""] + implementation_summary(doc)
+    lines += summary(doc) + [""] + implementation_summary(doc) + strength_lines(doc.get("strength") or [])
     lines += ["Upstream patches:", ""] + [f"- {upstream_summary(upstream)}" for upstream in doc["upstream"]] + [""]
     if problems:
         lines += ["Problems:", ""] + [f"- {cell(problem)}" for problem in problems] + [""]

@@ -1,0 +1,74 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Mutation strength for ``report`` and ``pr``: one line per API, with its survivors named.
+
+``tox -e strength`` writes one ``mutate --json`` document per API file into ``RESULTS/strength/`` (a
+subfolder, so ``report`` never takes them for env results). :func:`rows` reads every document there of
+format :data:`torch_npu_testing.mutate.output.FORMAT`; a document that is unreadable or of another format
+is a row of its own saying so (it is never silently dropped). No folder, no rows: nothing is shown.
+"""
+import glob
+import json
+import os
+
+from ..mutate.output import FORMAT
+from ..mutate.score import strength_line
+from .markdown import code
+
+STRENGTH_FOLDER = "strength"
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError) as exc:
+        return None, f"{path}: unreadable ({exc})"
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        found = document.get("format") if isinstance(document, dict) else type(document).__name__
+        return None, f"{path}: format {found!r}, expected {FORMAT!r}"
+    return document, None
+
+
+def _row(document, block):
+    if block.get("status") != "present":
+        line = f"strength {block['name']}: absent in this torch ({block.get('reason')})"
+        return {"name": block["name"], "line": line, "survivors": [], "explained": []}
+    survivors = [m["code"] for m in block["mutants"] if m["outcome"] == "survived"]
+    explained = [m["code"] for m in block["mutants"] if m["outcome"] == "survived" and m.get("explained")]
+    return {"name": block["name"], "line": strength_line(block["name"], block["strength"]),
+            "survivors": survivors, "explained": explained, "file": document.get("file"),
+            "torch": document.get("torch_version")}
+
+
+def rows(results_dir, api_names=None):
+    """One row per API (``name``, ``line``, ``survivors``, ``explained``, ``file``, ``torch``), or per bad file
+    (``problem``); only ``api_names`` when given."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(results_dir, STRENGTH_FOLDER, "*.json"))):
+        document, problem = _read(path)
+        if problem:
+            found.append({"name": None, "problem": problem})
+            continue
+        found += [_row(document, block) for block in document.get("apis", [])
+                  if api_names is None or block["name"] in api_names]
+    return found
+
+
+def markdown_lines(found):
+    """The strength block: a title, then one bullet per row (nothing when there are no rows)."""
+    if not found:
+        return []
+    lines = ["Mutation strength (`mutate`: generic port faults at each API's boundary; the kit's files under the "
+             "torch of the `strength` env; docs/strength.md):", ""]
+    for row in found:
+        if row.get("problem"):
+            lines.append(f"- strength results {row['problem']}")
+            continue
+        text = f"- {code(row['line'])}"
+        if row["survivors"]:
+            named = ", ".join(code(name) + (" (explained)" if name in row["explained"] else "")
+                              for name in row["survivors"])
+            text += f"; survivors: {named}"
+        lines.append(text)
+    return lines + [""]
