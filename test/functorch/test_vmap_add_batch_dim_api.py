@@ -25,15 +25,15 @@ Every input class of a consistency test reaches the API through vmap's arguments
   and elementwise vmap (read by ``_indices()``/``_values()``), reductions coalesce; hybrid COO (a dense dim)
   is batched at its sparse dims only;
 - other kinds: jagged nested tensors (dim 0 only; other dims, views and shape reads raise RuntimeError,
-  not an internal assert); mkldnn and quantized tensors are CPU-only, so they are tested on the CPU whatever
-  the device: the device comparison does not apply to them;
+  not an internal assert); mkldnn and quantized tensors (not the packed quint4x2/quint2x4: no loop reference)
+  are CPU-only, so they are tested on the CPU whatever the device: the device comparison does not apply;
 - sizes: a distinct size per dim and per level, plus square inputs and nested levels of equal size; a batch
   of 0, inner dims of 0, 0-d examples, size-1 dims;
 - call forms (every ``in_dims`` / ``out_dims`` of 1-d to 4-d tensors, ``None``, tuples, containers, dict
   out_dims, keywords, ``chunk_size`` and ``randomness``, also per nested level), side effects (in-place
   writes, aliasing, levels left behind), bad input (exact exception types), threads (per-thread levels).
-Warnings of other layers (sparse construction, ComplexHalf, quantized deprecation, fallback performance)
-are filtered by message where they arise; vmap of sparse tensors is asserted to add no invariant warning.
+Other layers' warnings (ComplexHalf, quantized deprecation, fallback performance) are filtered by message where
+they arise; the hand-built COO passes check_invariants (2.13+ warns when unset); vmap must add no such warning.
 ``python -m torch_npu_testing mutate`` leaves no survivor on _add_batch_dim, _remove_batch_dim or torch.vmap. No
 test can observe on a CPU run its "result on the CPU" faults (every device-type check catches them on an
 accelerator), nor "in-place writes dropped" of _remove_batch_dim (not reached: it writes to no argument).
