@@ -213,3 +213,33 @@ def test_no_opinfo_writes_the_plain_scaffold_without_a_lookup(kit, here_only, mo
     doc, text = draft(kit, "torch.vstack", "test/ops/test_vstack_api.py", "--no-opinfo")
     assert doc["draft"] == "scaffold" and doc["opinfo"] is None and "class TestVstackDtypes(TestCase):" in text
     assert "OpInfo" not in capsys.readouterr().out
+
+
+def test_a_draft_names_every_variant_ref_out_and_in_place_the_entry_has(kit, here_only):
+    """clamp_max: numpy ref, method and in-place variants, out=, error_inputs, each a test calling by name;
+    upstream's expected failure of its test_errors applied through honour()."""
+    doc, text = draft(kit, "torch.clamp_max", "test/ops/test_clamp_max_api.py")
+    for test in ("test_reference_inputs_match_the_numpy_ref", "test_variants_agree_on_the_cpu",
+                 "test_out_variant_writes_the_result", "test_error_inputs_raise_their_type_and_message_on_the_cpu",
+                 "test_inplace_writes_the_result_into_its_input", "test_gradcheck_in_float64_on_the_cpu"):
+        assert f"    def {test}(self):" in text
+    assert '@honour(OP_CLAMP_MAX, "test_errors")' in text and "class TestClampMaxBadInput(TestCase):" in text
+    assert "    return input.clamp_max_(*args, **kwargs)" in text and "out=out" in text
+    assert "BadInput" not in text.split("Not known to OpInfo")[1].split('"""')[0]
+    compile(text, "draft", "exec")
+
+
+def test_merge_keeps_each_entry_once_with_the_releases_that_have_it():
+    from torch_npu_testing.task import opinfo_draft
+    entry = opinfo_lookup.lookup("torch.vstack")["entries"][0]
+    merged = opinfo_draft.merge([{"torch": "2.13.0", "entries": [entry]}, {"torch": "2.12.0", "entries": []},
+                                 {"torch": "2.7.1", "entries": [entry]}])
+    assert [e["torch"] for e in merged] == [["2.7.1", "2.13.0"]]
+    text = opinfo_draft.render("torch.vstack", None, merged, ["2.7.1", "2.12.0", "2.13.0"], None)
+    assert "Entries not in every torch probed: vstack only in torch 2.7.1, 2.13.0." in " ".join(text.split())
+
+
+def test_the_lookup_runs_by_path_and_prints_one_json_object(capsys):
+    assert opinfo_lookup.main(["torch.moveaxis"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [e["name"] for e in printed["entries"]] == ["movedim"] and printed["python"] == sys.executable

@@ -153,8 +153,14 @@ def moved(sample, device, dtype=None, base=None):
 
 
 def call(fn, sample):
-    """``fn`` on the sample, through the sample's ``output_process_fn_grad``."""
-    return sample.output_process_fn_grad(fn(sample.input, *sample.args, **sample.kwargs))
+    """``fn`` on the sample, through the sample's ``output_process_fn_grad``; a call that leaves the grad mode
+    changed fails (a side effect upstream's op does not have)."""
+    mode = torch.is_grad_enabled()
+    result = fn(sample.input, *sample.args, **sample.kwargs)
+    if torch.is_grad_enabled() != mode:
+        torch.set_grad_enabled(mode)
+        raise AssertionError(f"the call left grad mode {not mode} (it was {mode})")
+    return sample.output_process_fn_grad(result)
 
 
 def assert_same(actual, expected, exact_dtype=True, strides=False):
