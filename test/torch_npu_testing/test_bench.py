@@ -333,3 +333,19 @@ def test_no_coverage_row_times_no_suite_with_coverage(tmp_path):
     args = parse(["--root", str(root), "--repeat", "1", "--warmup", "0", "--no-coverage-row"])
     assert bench.main(args, timer=timer, stream=io.StringIO(), progress_stream=io.StringIO()) == 0
     assert [step.measurement for step in timer.calls] == ["floor", "suite"] + ["direct"] * 4
+
+
+def test_bench_mutate_times_one_run_against_its_target(tmp_path, capsys):
+    import re
+    import shutil
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "mutate")
+    shutil.copytree(fixtures, tmp_path, dirs_exist_ok=True)
+    options = "--api fakeapi.Level.clone --internal-package fakeapi"
+    assert cli_main(["bench", "--root", str(tmp_path), "--mutate", "test_strong_api.py", "--mutate-args", options]) == 0
+    line = capsys.readouterr().out.strip()
+    assert re.fullmatch(r"mutate test_strong_api\.py: [\d.]+s wall; target 1\.25 x \(import [\d.]+s \+ 7 x [\d.]+s / "
+                        r"\d+\) = [\d.]+s: (within|over) target", line), line
+    assert cli_main(["bench", "--root", str(tmp_path), "--mutate", "test_strong_api.py", "--mutate-args",
+                     "--api fakeapi.nope"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("torch_npu_testing: error: bench: ")

@@ -315,6 +315,9 @@ def add_arguments(parser):
     parser.add_argument("--stat", choices=sorted(STATS), default="median",
                         help="figure compared with the targets: median (default) or min of the runs")
     parser.add_argument("--json", metavar="OUT", help="also write the figures and raw timings as JSON here")
+    parser.add_argument("--mutate", metavar="FILE", help="instead: time one `mutate FILE` against its wall-time "
+                        "target, 1.25 x (import + N x T / jobs) (torch_npu_testing/mutate/timing.py)")
+    parser.add_argument("--mutate-args", default="", metavar="ARGS", help="more options for that mutate run")
 
 
 def write_json(path, facts, progress_stream):
@@ -344,6 +347,9 @@ def main(args, timer=None, stream=None, progress_stream=None):
     if not os.path.isdir(root):
         raise UsageError(f"--root {args.root} is not a directory")
     python = args.python if os.sep in args.python else (shutil.which(args.python) or args.python)
+    if getattr(args, "mutate", None):
+        from ..mutate.timing import bench_mutate
+        return bench_mutate(python, args.mutate, root, args.timeout, args.mutate_args, stream, progress_stream)
     files = resolve_files(args, root)
     tox_argv = resolve_tox(args, root)
 
