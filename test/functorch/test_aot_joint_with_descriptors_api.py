@@ -306,6 +306,7 @@ def aliased_views(grad):
 
 # Two outputs viewing one intermediate; an ordered-effect op (a token threads it); COO, invariants opted in (2.13 warns)
 def halves(y): return y[:3], y[3:]
+def weight_4x3(): return [("weight", values((4, 3)))]
 def printing(x): return torch.ops.aten._print("aot effect") or x
 def sparse_coo(i, v): return torch.sparse_coo_tensor(torch.tensor(i), torch.tensor(v), (4, 4), check_invariants=True)
 
@@ -335,8 +336,7 @@ MODELS = {  # name: factory of the CPU reference module
     "layout": lambda: Model(layout_forward, [("conv", nn.Conv2d(3, 2, kernel_size=2))], [
         ("channel", torch.tensor([1.0, -2.0, 0.5]).view(3, 1, 1, 1)), ("row", torch.tensor([1.0, -1.0, 2.0, 0.5])),
         ("phase", values((4,), torch.complex64, start=3))]),
-    "sparse": lambda: Model(lambda m, x: with_argmax_and_mask(torch.mm(x, m.weight)),  # (4, 4) x of any layout
-                            params=[("weight", values((4, 3)))]),
+    "sparse": lambda: Model(lambda m, x: with_argmax_and_mask(torch.mm(x, m.weight)), params=weight_4x3()),  # any x
     "sizes": lambda: Model(  # Linear of a batch of 0, then (x * scale_i, its sum) per further input
         lambda m, empty, *xs: (m.proj(empty), [(x * getattr(m, f"scale_{i}"), (x * getattr(m, f"scale_{i}")).sum())
                                                for i, x in enumerate(xs)]),
@@ -351,10 +351,10 @@ MODELS = {  # name: factory of the CPU reference module
                                                   torch.where(i > 0, h, b), i // 2, h > b),
                            params=[("weight", values((3,), start=2) / 4)]),
     "sparse_variant": lambda: Model(lambda m, x: (x * m.scale, torch.mm(x.to_dense(), m.weight)),  # x's indices kept
-                                    params=[("weight", values((4, 3)))], buffers=[("scale", torch.tensor(3.0))]),
+                                    params=weight_4x3(), buffers=[("scale", torch.tensor(3.0))]),
     "two_tensor": lambda: Model(lambda m, *xs: [x * 2 for x in xs]),
-    "sparse_mm": lambda: Model(lambda m, x: torch.sparse.mm(x, m.weight), params=[("weight", values((4, 3)))]),
-    "to_dense": lambda: Model(lambda m, x: torch.mm(x.to_dense(), m.weight), params=[("weight", values((4, 3)))]),
+    "sparse_mm": lambda: Model(lambda m, *xs: [torch.sparse.mm(x, m.weight) for x in xs], params=weight_4x3()),
+    "to_dense": lambda: Model(lambda m, *xs: [torch.mm(x.to_dense(), m.weight) for x in xs], params=weight_4x3()),
     "scale": lambda: Model(lambda m, x: x * m.weight, params=[("weight", values((3,), start=1))]),
 }
 EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywords: grad mode, call form, options)
@@ -1048,27 +1048,27 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                 self.assert_matches_eager(label, exported, inputs(example()))
 
     def test_sparse_inputs_requiring_grad(self):
-        """A COO leaf requiring grad: eager's sparse gradient through torch.sparse.mm, and through to_dense() from 2.14
-        (None before: pinned); a sparse output refuses export; hybrid COO sparse.mm raises eager's type at export."""
-        d = aot_module("descriptors")
-        for label, x in [("coalesced", SPARSE_BASE.to_sparse()), ("uncoalesced", sparse_coo(*UNCOALESCED))]:
-            for model in ("sparse_mm", "to_dense"):
+        """COO leaves requiring grad (coalesced, uncoalesced): eager's sparse gradients through sparse.mm, through
+        to_dense() from 2.14 (None before: pinned); a sparse output refuses export; hybrid sparse.mm: eager's error."""
+        d, examples = aot_module("descriptors"), inputs(SPARSE_BASE.to_sparse(), sparse_coo(*UNCOALESCED), grad=True)
+        for model in ("sparse_mm", "to_dense"):
+            exported, dropped = Exported(MODELS[model], examples), model == "to_dense" and TO_DENSE_DROPS_SPARSE_GRAD
+            gm, sides = exported.joint.graph_module, [dict(run(exported, examples, device, compiled=c))
+                                                      for device, c in [(DEVICE, True), ("cpu", False)]]
+            for i, label in enumerate(("coalesced", "uncoalesced")):
                 with self.subTest(f"{label}: {model}"):
-                    exported = Exported(MODELS[model], inputs(x, grad=True))
-                    gm, dropped = exported.joint.graph_module, model == "to_dense" and TO_DENSE_DROPS_SPARSE_GRAD
-                    grad_x = output_descriptors(gm).index(d.GradAOTOutput(grad_of=d.PlainAOTInput(idx=0)))
+                    grad_x = output_descriptors(gm).index(d.GradAOTOutput(grad_of=d.PlainAOTInput(idx=i)))
                     self.assert_value(gm.graph.find_nodes(op="output")[0].args[0][grad_x] is None, dropped, "no grad")
-                    got, want = (dict(run(exported, exported.make, device, compiled=c))["gradient of input 0"]
-                                 for device, c in [(DEVICE, True), ("cpu", False)])
+                    got, want = (side[f"gradient of input {i}"] for side in sides)
                     if dropped:
                         self.assert_value((got, want.layout), (None, torch.sparse_coo), f"{label}: x.grad, eager's")
                         continue
-                    self.assert_matches_eager(label, exported)
                     self.assert_value((got.layout, got._nnz()), (torch.sparse_coo, want._nnz()), f"{label}: x.grad")
                     self.assert_tensor(got._indices(), want._indices(), f"{label}: x.grad._indices()", device=DEVICE)
-            with self.subTest(f"{label}: sparse output"), self.assert_raises_exactly(
-                    NotImplementedError, f"{label}: export of a sparse output requiring grad", "as_strided"):
-                Exported(MODELS["sparse_variant"], inputs(x, grad=True))
+            if not dropped:
+                self.assert_matches_eager(model, exported)
+        with self.subTest("sparse output"), self.assert_raises_exactly(NotImplementedError, "export", "as_strided"):
+            Exported(MODELS["sparse_variant"], inputs(sparse_coo(*UNCOALESCED), grad=True))
         hybrid = inputs(SPARSE_VARIANTS["hybrid (one dense dim)"][0]())
         self.assertIs(eager_error(lambda: MODELS["sparse_mm"]()(*hybrid("cpu")[0])), RuntimeError, "eager, hybrid")
         with self.subTest("hybrid"), self.assert_raises_exactly(RuntimeError, "sparse.mm export, hybrid", "matrices"):
