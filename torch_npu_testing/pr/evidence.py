@@ -21,7 +21,7 @@ from ..common import table
 from ..common.atomic import write_text_atomic
 from ..report import collect as report_collect
 from ..report.markdown import code
-from ..report.render import commands_section, environment_section, render as report_render, upstream_section
+from ..report.render import render as report_render, upstream_section
 
 
 def upstream_results_for(results_dir, torches):
@@ -130,14 +130,6 @@ def write_evidence(doc, out_dir, branch, verify=None):
     write_text_atomic(base + ".json", json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
     write_text_atomic(base + ".md", "\n".join(kit_files_lines(doc, verify)) + "\n" + report_render(doc))
     return base + ".md"
-
-
-def environment_lines(doc):
-    return [line for entry in doc["envs"] for line in environment_section(entry)]
-
-
-def command_lines(doc):
-    return commands_section(doc)
 
 
 def upstream_lines(doc):

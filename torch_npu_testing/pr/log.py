@@ -1,7 +1,8 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""The test log of the description: per env and file, each test method with its outcome and its number of
-cases; passing subtests collapsed into the count; every failure in full.
+"""The test logs of the description: verify's of the PR's files in DEST (:func:`verify_log_lines`: every test
+of a file with whose it is and its outcome), and one suite run's (:func:`run_lines`): each test method with
+its outcome and its number of cases; passing subtests collapsed into the count; every failure in full.
 
 Three levels of detail, the first that fits is used (:mod:`.render` decides, never silently):
 
@@ -17,7 +18,7 @@ is in the evidence file (:mod:`.evidence`).
 from ..common import results as results_model
 from ..common.results import Outcome
 from ..report.markdown import fence
-from ..report.render import cell, code, counts_text, env_heading, tests_and_cases
+from ..report.render import cell, code, counts_text, tests_and_cases
 
 LEVELS = ("methods", "classes", "files")
 
@@ -85,26 +86,6 @@ def run_lines(run, env, level, max_trace=None, where="the evidence file"):
     elif level == "classes":
         lines += _class_rows(groups) + [""]
     return lines + failure_lines(cases, env, max_trace, where)
-
-
-def env_lines(entry, level, max_trace=None, where="the evidence file"):
-    lines, usable = env_heading(entry)
-    if not usable:
-        return lines
-    total = entry["results"]["totals"]
-    lines += [f"Totals: {tests_and_cases(total)} run: {counts_text(total)}.", ""]
-    for run in sorted(entry["results"]["runs"], key=lambda r: (r["path"], not r["initial_grad_mode"])):
-        lines += run_lines(run, entry["name"], level, max_trace, where)
-    for item in entry["results"].get("grad_mode_isolation") or []:
-        same = "same outcomes" if item.get("same") else "**different outcomes**"
-        lines += [f"- grad-mode isolation probe, {code(item.get('path'))}: {same} with grad mode enabled and "
-                  "disabled at start", ""]
-    return lines
-
-
-def log_lines(doc, level="methods", max_trace=None, where="the evidence file"):
-    """The log of every env of the report document ``doc`` at ``level`` (one of :data:`LEVELS`)."""
-    return [line for entry in doc["envs"] for line in env_lines(entry, level, max_trace, where)]
 
 
 # --------------------------------------------------------------------------- verify's log of the PR's files
