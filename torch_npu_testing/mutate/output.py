@@ -48,16 +48,17 @@ def _effect(record):
 
 
 def table(api_block):
-    """The per-API table: mutant, calls fired (of in-scope calls), effect, outcome, killing test."""
-    rows = [("mutant", "fired", "effect", "outcome", "killing test")]
+    """The per-API table: mutant, in-scope calls of the API, calls the fault fired on (the API's or those of
+    an object it returned), effect, outcome, killing test."""
+    rows = [("mutant", "calls", "fired", "effect", "outcome", "killing test")]
     for record in api_block["mutants"]:
         outcome = record["outcome"] + (" (explained)" if record.get("explained") else "")
-        rows.append((record["code"], f"{_fired(record)}/{record['calls']}", _effect(record), outcome,
+        rows.append((record["code"], str(record["calls"]), str(_fired(record)), _effect(record), outcome,
                      record.get("killed_by") or ""))
-    widths = [max(len(row[column]) for row in rows) for column in range(4)]
+    widths = [max(len(row[column]) for row in rows) for column in range(5)]
     lines = [f"{api_block['name']} ({api_block['kind']}):"]
     for row in rows:
-        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[4])
+        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[5])
     return "\n".join(line.rstrip() for line in lines)
 
 
