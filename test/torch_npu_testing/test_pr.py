@@ -234,7 +234,7 @@ def test_a_pr_file_edited_after_verify_makes_the_description_stale(kit, ascend_r
         handle.write("# edited after verify\n")
     code, _, stderr, markdown, facts = run_pr(kit, ascend_repo, tmp_path / "no-results", capsys)
     assert code == 1 and facts["verify"]["state"] == "stale"
-    assert markdown.startswith(f"> ⚠ 描述已过期 / stale: stale: {TEST_FILE} has other bytes now"), markdown[:300]
+    assert markdown.startswith(f"> ⚠ 描述已过期 / stale: {TEST_FILE} has other bytes now"), markdown[:300]
     assert any(problem.startswith(f"stale: {TEST_FILE} has other bytes now") for problem in facts["problems"])
 
 

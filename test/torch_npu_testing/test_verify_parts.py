@@ -259,4 +259,4 @@ def test_pr_finds_a_record_of_another_checkout_or_of_other_bytes(tmp_path):
     assert facts["problems"][0].startswith(f"verify ran in {tmp_path}, not in --ascend {other}")
     assert facts["problems"][1].startswith("stale: test/t.py has other bytes now")
     assert facts["problems"][2].startswith("stale: DEST's test/t.py is not the file export plans at the branch's ref")
-    assert verified.warning_lines(facts)[0].startswith("> ⚠ 描述已过期 / stale: verify ran in ")
+    assert verified.warning_lines(facts)[0].startswith("> ⚠ 描述已过期 / verify ran in ")

@@ -92,8 +92,8 @@ def warning_lines(verify):
     """The ``⚠`` lines at the very top for a missing or stale record."""
     if verify["state"] not in ("missing", "stale"):
         return []
-    return [f"> ⚠ {'verify 结果缺失 / no verify results' if verify['state'] == 'missing' else '描述已过期 / stale'}: "
-            + "; ".join(verify["problems"][:3]) + (" ..." if len(verify["problems"]) > 3 else ""), ""]
+    label = "verify 结果缺失 / no verify results: " if verify["state"] == "missing" else "描述已过期 / "
+    return [f"> ⚠ {label}" + "; ".join(verify["problems"][:3]) + (" ..." if len(verify["problems"]) > 3 else ""), ""]
 
 
 def stand_in_label(record):
