@@ -175,3 +175,17 @@ def test_report_shows_one_strength_line_per_api_with_its_survivors(runs, tmp_pat
     assert [row["name"] for row in strength.rows(str(tmp_path / "results"), ["fakeapi.Level.clone"])] == [
         None, "fakeapi.Level.clone"]
     assert strength.markdown_lines([]) == []
+
+
+def test_pr_shows_the_strength_lines_under_the_coverage_of_its_verification_section(runs, tmp_path):
+    from torch_npu_testing.pr import verification
+    from torch_npu_testing.report import strength
+    _, document = runs["weak"]
+    (tmp_path / "strength").mkdir()
+    (tmp_path / "strength" / "test_weak_api.json").write_text(json.dumps(document))
+    lines = strength.markdown_lines(strength.rows(str(tmp_path), ["fakeapi.scale"]))
+    assert len([line for line in lines if line.startswith("- `strength ")]) == 1
+    section = verification._coverage_and_checks({"coverage": ["- coverage line"], "kit_checks": [],
+                                                 "strength": lines})
+    assert section.index("- coverage line") < section.index(lines[2]) < section.index(
+        "### 自检 / checks (each says the source it reads)")
