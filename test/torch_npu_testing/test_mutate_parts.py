@@ -185,3 +185,13 @@ def test_an_explanation_is_the_sentence_naming_the_mutant():
     assert score.explanation(doc, "x.g:result-cpu", "result-cpu", False) is None
     assert score.explanation("Only result-cpu here.", "x.g:result-cpu", "result-cpu", True) == "Only result-cpu here."
     assert score.total_percent([]) is None
+
+
+def test_inplace_dropped_undoes_writes_and_leaves_untouched_inputs_alone():
+    fault, tally = faults.inplace_dropped(), faults.Tally()
+    x = torch.zeros(3)
+    fault.call(lambda t: t.add_(1), (x,), {}, tally)
+    assert x.tolist() == [0.0, 0.0, 0.0] and tally.verdicts == {"changed": 1}
+    expanded = torch.zeros(1).expand(3)  # stride 0: a copy has other strides, the same values
+    assert fault.call(lambda t: t.sum(), (expanded,), {}, tally).item() == 0.0
+    assert tally.verdicts == {"changed": 1, "no effect": 1} and expanded.stride() == (0,)

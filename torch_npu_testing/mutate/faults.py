@@ -307,10 +307,14 @@ def inplace_dropped():
         verdicts = []
         with torch.no_grad():
             for leaf, before in saved:
-                if tensors.same(before, leaf.detach()):
+                if tensors.values_equal(before, leaf):
                     verdicts.append(NO_EFFECT)
-                else:
+                    continue
+                try:
                     leaf.copy_(before)
+                except RuntimeError:  # an overlapping (expanded) tensor cannot be written back
+                    verdicts.append(NOT_APPLICABLE)
+                else:
                     verdicts.append(CHANGED)
         return result, _combined(verdicts)
     return Fault("inplace-dropped", "tensor arguments",

@@ -89,7 +89,8 @@ def to_cpu(x, inputs):
     return x.cpu()
 
 
-def _values_equal(a, b):
+def values_equal(a, b):
+    """Same values (conj/neg bits resolved; NaN equal to NaN), whatever the strides."""
     a, b = a.detach().resolve_conj().resolve_neg(), b.detach().resolve_conj().resolve_neg()
     if torch.equal(a, b):
         return True
@@ -113,7 +114,7 @@ def same(real, faulted, storage_matters=False):
     if storage_matters and _storage(real) != _storage(faulted):
         return False
     with torch.no_grad():
-        return _values_equal(real, faulted)
+        return values_equal(real, faulted)
 
 
 def _functorch():
