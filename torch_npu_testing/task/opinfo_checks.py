@@ -204,24 +204,45 @@ def check_numpy_ref(test, op, fn, kind="test_numpy_ref"):
 
 
 def check_variants(test, op, fn, variants, kind="test_variant_consistency_eager"):
-    """Each variant (function, method, aliases, in-place on a copy) gives the API's result on the CPU for the
-    entry's samples (as upstream's eager variant consistency); an in-place variant refuses a sample marked
-    ``broadcasts_input`` (it cannot resize its input)."""
+    """Each variant (function, method, aliases) gives the API's result on the CPU for every reference input,
+    with the same strides and the same outputs being views of an input; an in-place variant, on a copy of
+    each of the entry's samples (as upstream's eager variant consistency), refuses one marked
+    ``broadcasts_input`` (it cannot resize its input) and otherwise writes the API's result into it."""
     if not variants:
         test.skipTest("op_db knows no other variant of the API to compare with")
     for dtype in dtypes_of(test, op, kind, op.supported_dtypes("cpu")):
-        for index, sample in enumerate(built(test, op, dtype, reference=False)):
-            for name, requires, variant in variants:
-                with case(test, op, kind, dtype, f"{name}, {label(dtype, index, sample)}"):
-                    if not present(op, requires):
-                        test.skipTest(lacks(op.name, op.variant_test_name, requires))
-                    if not requires.endswith("inplace_variant"):
-                        assert_same(call(variant, moved(sample, "cpu")), call(fn, sample))
-                    elif sample.broadcasts_input:
-                        with test.assertRaises(RuntimeError):
-                            call(variant, moved(sample, "cpu"))
-                    else:
-                        assert_inplace(test, variant, sample, fn(sample.input, *sample.args, **sample.kwargs))
+        for reference in (True, False):
+            chosen = [v for v in variants if v[1].endswith("inplace_variant") != reference]
+            for index, sample in enumerate(built(test, op, dtype, reference=reference) if chosen else ()):
+                for name, requires, variant in chosen:
+                    with case(test, op, kind, dtype, f"{name}, {label(dtype, index, sample)}"):
+                        if not present(op, requires):
+                            test.skipTest(lacks(op.name, op.variant_test_name, requires))
+                        check_variant(test, sample, fn, variant, inplace=not reference)
+
+
+def check_variant(test, sample, fn, variant, inplace):
+    if inplace and sample.broadcasts_input:
+        with test.assertRaises(RuntimeError):
+            call(variant, moved(sample, "cpu"))
+    elif inplace:
+        assert_inplace(test, variant, sample, fn(sample.input, *sample.args, **sample.kwargs))
+    else:
+        copy = moved(sample, "cpu")
+        actual, expected = call(variant, copy), call(fn, sample)
+        assert_same(actual, expected, strides=True)
+        views, expected_views = views_of_inputs(actual, copy), views_of_inputs(expected, sample)
+        test.assertTrue(views == expected_views,
+                        f"outputs that are views of an input: {views}, the API's: {expected_views}")
+
+
+def views_of_inputs(result, sample):
+    """For each tensor output, whether it shares storage with a tensor of the sample (a view of an input)."""
+    def storage(t):
+        return t.untyped_storage().data_ptr() if t.numel() else None
+    inputs = {storage(t) for t in pytree.tree_leaves((sample.input, sample.args, sample.kwargs))
+              if isinstance(t, torch.Tensor)}
+    return [storage(t) in inputs for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor) and t.numel()]
 
 
 def assert_inplace(test, inplace, sample, expected, device="cpu"):
