@@ -44,6 +44,13 @@ def run_session(prepared, device, jobs, timeout_for, on_done, on_restart, force_
     """``(fresh, reasons, baseline report)``; ``on_done(report)`` per mutant, ``on_restart()`` before the
     mutants run again in fresh processes. ``timeout_for(baseline report)`` gives the timeout per mutant."""
     gc.freeze()  # the children's collector then leaves the parent's objects (and their shared pages) alone
+    try:
+        return _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh)
+    finally:
+        gc.unfreeze()
+
+
+def _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh):
     indices = [mutant.index for mutant in prepared.mutants]
     reasons = runner.fresh_reasons(prepared, device) + (["--fresh-processes was given"] if force_fresh else [])
     if not reasons:
