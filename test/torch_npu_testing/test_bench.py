@@ -86,11 +86,11 @@ def test_summarize_uses_medians_and_floor_ratios():
 
 
 def test_summarize_flags_figures_over_target():
-    """Suite above 2.5x the floor, direct above 1.25x the floors, tox 25 s over the suite: OVER."""
-    timings = {"floor": [2.0], "suite": [5.1], "direct": [10.2], "tox": [30.2]}
+    """Suite above 2.5x the floor, direct above 1.5x the floors, tox 25 s over the suite: OVER."""
+    timings = {"floor": [2.0], "suite": [5.1], "direct": [12.2], "tox": [30.2]}
     rows = rows_by_name(bench.summarize(timings, file_count=4))
     assert rows["suite"]["compared"] == pytest.approx(2.55) and rows["suite"]["within"] is False
-    assert rows["direct"]["compared"] == pytest.approx(1.275) and rows["direct"]["within"] is False
+    assert rows["direct"]["compared"] == pytest.approx(1.525) and rows["direct"]["within"] is False
     assert rows["tox"]["compared"] == pytest.approx(25.1) and rows["tox"]["within"] is False
     assert rows["suite"]["target_text"] == "<= 2.5 x floor"
     assert bench.verdict(rows["tox"]) == "OVER target"
@@ -98,11 +98,11 @@ def test_summarize_flags_figures_over_target():
 
 def test_summarize_targets_are_inclusive_and_scale_with_file_count():
     """Exactly on target counts as within; the direct target is per file (n x floor), not fixed at 4."""
-    timings = {"floor": [2.0], "suite": [5.0], "direct": [5.0], "tox": [30.0]}
+    timings = {"floor": [2.0], "suite": [5.0], "direct": [6.0], "tox": [30.0]}
     rows = rows_by_name(bench.summarize(timings, file_count=2))
     assert rows["suite"]["compared"] == pytest.approx(2.5) and rows["suite"]["within"] is True
-    assert rows["direct"]["compared"] == pytest.approx(1.25) and rows["direct"]["within"] is True
-    assert rows["direct"]["target_text"] == "<= 1.25 x 2 floors"
+    assert rows["direct"]["compared"] == pytest.approx(1.5) and rows["direct"]["within"] is True
+    assert rows["direct"]["target_text"] == "<= 1.5 x 2 floors"
     assert rows["tox"]["within"] is True
 
 
@@ -349,3 +349,16 @@ def test_bench_mutate_times_one_run_against_its_target(tmp_path, capsys):
                      "--api fakeapi.nope"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("torch_npu_testing: error: bench: ")
+
+
+def test_the_tox_env_defaults_to_the_env_of_the_tables_tool_torch(monkeypatch):
+    """No env name is pinned in bench: --tox-env defaults to the env whose torch is table.json's tool_torch."""
+    from torch_npu_testing.common import table
+
+    assert parse([]).tox_env == table.tool_env()
+    assert table.env_torch(table.tool_env()) == table.tool_torch()
+    monkeypatch.setattr(table, "tool_torch", lambda: "2.14.1")
+    assert parse([]).tox_env == "master_214"
+    monkeypatch.setattr(table, "tool_torch", lambda: "9.9.9")
+    with pytest.raises(ValueError, match="no env of the table pins tool_torch 9.9.9"):
+        table.tool_env()

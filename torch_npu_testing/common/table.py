@@ -171,6 +171,14 @@ def tool_torch():
     return load()["tool_torch"]
 
 
+def tool_env():
+    """The branch env whose torch is ``tool_torch`` (the first, supported branches before maintenance)."""
+    for env in default_envs() + maintenance_envs():
+        if env_torch(env) == tool_torch():
+            return env
+    raise ValueError(f"no env of the table pins tool_torch {tool_torch()}")
+
+
 # --------------------------------------------------------------------------------------------- APIs
 def apis():
     """The target APIs (dicts with name, title, ascend_task_id, since, test_file, coverage)."""

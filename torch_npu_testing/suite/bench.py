@@ -12,8 +12,9 @@ subprocess, started from ``--root`` (default: the current directory):
   2.5 x floor (a ratio: shared machines differ in speed);
 * ``coverage``: the same suite with its implementation coverage on (the default in the branch envs);
   target: at most 1.5 x the ``suite`` figure (``--no-coverage-row`` leaves it out);
-* ``direct``: each file run as ``PY FILE``, summed; target: at most 1.25 x (number of files x floor);
-* ``tox`` (only with ``--tox``): a warm ``tox -e master_213``; target: at most the suite + 25 s (a branch env
+* ``direct``: each file run as ``PY FILE``, summed; target: at most 1.5 x (number of files x floor);
+* ``tox`` (only with ``--tox``): a warm ``tox -e ENV``, by default the env whose torch is the table's
+  ``tool_torch``; target: at most the suite + 25 s (a branch env
   also runs ``test/in_env``, two fresh interpreters and pytest's own torch import, ~12 s on a 2-core box,
   plus ensure-torch-npu and tox's editable reinstall of the helper).
 
@@ -38,6 +39,8 @@ import sys
 import tempfile
 import time
 
+from ..common import table
+
 BENCH_FORMAT = "torch_npu_testing.bench/1"
 FLOOR_CODE = "import torch, torch._functorch.aot_autograd"
 VERSION_CODE = ("import importlib.metadata as m\n"
@@ -50,7 +53,7 @@ VERSION_CODE = ("import importlib.metadata as m\n"
 # Targets from the issue, relative to the floor measured in the same run.
 SUITE_RATIO = 2.5
 COVERAGE_RATIO = 1.5
-DIRECT_RATIO = 1.25
+DIRECT_RATIO = 1.5
 TOX_OVER_SUITE_S = 25.0
 
 DEFAULT_REPEAT = 3
@@ -60,7 +63,7 @@ STATS = {"median": statistics.median, "min": min}
 DEFAULT_TIMEOUT_S = 900
 # Order of the measurements in the first round (later rounds rotate it) and of the table.
 MEASUREMENTS = ("floor", "suite", "coverage", "direct", "tox")
-# Variables tox sets inside an env; a nested `tox -e master_213` (from `tox -e bench`) must not inherit them.
+# Variables tox sets inside an env; a nested `tox -e ENV` (from `tox -e bench`) must not inherit them.
 TOX_INNER_VARIABLES = ("TOX_ENV_NAME", "TOX_ENV_DIR", "TOX_WORK_DIR", "TOX_PACKAGE", "VIRTUAL_ENV")
 
 
@@ -126,7 +129,7 @@ def tox_step(tox_argv, env_name, files, scratch_dir, explicit_files):
                 unset_env=TOX_INNER_VARIABLES)
 
 
-def build_plan(python, files, scratch_dir, tox_argv=None, tox_env="master_213", explicit_files=False,
+def build_plan(python, files, scratch_dir, tox_argv=None, tox_env=None, explicit_files=False,
                coverage=True):
     """The steps of one round, grouped by measurement in :data:`MEASUREMENTS` order."""
     plan = [floor_step(python), suite_step(python, files, os.path.join(scratch_dir, "suite.json"))]
@@ -305,7 +308,9 @@ def add_arguments(parser):
     parser.add_argument("--root", default=".", help="directory the commands run in (default: .)")
     parser.add_argument("--tox", action="store_true",
                         help="also time a warm `tox -e ENV` (the env must exist already); off by default")
-    parser.add_argument("--tox-env", default="master_213", help="env for --tox (default: master_213)")
+    tool_env = table.tool_env()
+    parser.add_argument("--tox-env", default=tool_env,
+                        help=f"env for --tox (default: {tool_env}, whose torch is the table's tool_torch)")
     parser.add_argument("--tox-command", default="tox", help="how to call tox (default: tox)")
     parser.add_argument("--no-coverage-row", action="store_true",
                         help="do not time the suite with its implementation coverage on")
