@@ -243,3 +243,15 @@ def test_the_lookup_runs_by_path_and_prints_one_json_object(capsys):
     assert opinfo_lookup.main(["torch.moveaxis"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert [e["name"] for e in printed["entries"]] == ["movedim"] and printed["python"] == sys.executable
+
+
+def test_lookup_helpers_and_a_failing_interpreter(tmp_path):
+    """A dotted name reaching an unimported submodule resolves; odd values are not bound or in-place; an
+    interpreter whose lookup prints nothing is a result with its error, not a crash."""
+    assert opinfo_lookup.resolve("torch.utils.benchmark").__name__ == "torch.utils.benchmark"
+    assert not opinfo_lookup.bound_to("torch.no.thing", object()) and not opinfo_lookup.takes_inplace(1)
+    failing = tmp_path / "python-that-fails"
+    failing.write_text("#!/bin/sh\necho 'no torch here' >&2\nexit 1\n")
+    failing.chmod(failing.stat().st_mode | stat.S_IXUSR)
+    [result] = opinfo_probe.lookup_all("torch.vstack", [str(failing)])
+    assert result == {"torch": None, "entries": [], "error": "lookup failed: no torch here", "python": str(failing)}
