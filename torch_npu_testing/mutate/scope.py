@@ -42,6 +42,7 @@ LOOKED_THROUGH = {
     "C builtin": {**_VMAP, **_DECORATORS},
     "method": dict(_DECORATORS),
     "shared method": dict(_DECORATORS),
+    "C method": dict(_DECORATORS),
 }
 _KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _KIT_HELPERS = os.path.join(_KIT, "runtime") + os.sep

@@ -23,15 +23,23 @@ class BaselineFailed(Exception):
 
 
 def _overlapped(prepared, indices, jobs, timeout_for, on_done):
-    state = {}
+    """Baseline and mutants forked together; a mutant's report is held back until the baseline has passed,
+    so a failing baseline leaves one error line and nothing else."""
+    state, held = {}, []
 
     def done(report):
         if report["index"] != child.BASELINE:
-            on_done(report)
+            if "baseline" in state:
+                on_done(report)
+            else:
+                held.append(report)
         elif not runner.passed(report):
             raise BaselineFailed(report)
         else:
             state["baseline"] = report
+            for early in held:
+                on_done(early)
+            held.clear()
 
     def timeout():
         return timeout_for(state["baseline"]) if "baseline" in state else None

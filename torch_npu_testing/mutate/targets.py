@@ -9,6 +9,9 @@ Kinds (:data:`KINDS`), as the fault catalogue sees them:
 - ``C builtin``: ``_add_batch_dim`` on torch 2.7.1, which has no ``inspect.signature``: its parameters are
   read from the pybind docstring's first line (``_add_batch_dim(arg0: torch.Tensor, arg1: int, ...)``);
 - ``method``: a function of a class, reached through the class (``set_grad_enabled.clone``);
+- ``C method``: a method descriptor of a C type reached through a Python class (``torch.Tensor.addcdiv``,
+  defined on ``torch._C.TensorBase``): parameters from its docstring's first line, ``self`` first; the
+  replacement is set on the named class, shadowing the inherited descriptor, and removed again;
 - ``shared method``: a class function bound to one instance (``torch._functorch.config.patch`` is
   ``ConfigModule.patch`` bound to that module; ``torch._dynamo.config.patch`` is the same function). The
   replacement acts only when ``self`` is the target instance, as :mod:`torch_npu_testing.suite.api_calls`
@@ -21,6 +24,7 @@ identity: the defining module's attribute and every alias bound to the same obje
 modules, in FILE's module and in the owning class (``torch.set_grad_enabled`` is
 ``torch.autograd.grad_mode.set_grad_enabled``). Both are undone by the returned ``restore``.
 """
+import ast
 import inspect
 import re
 import sys
@@ -30,7 +34,7 @@ from typing import Any, Optional
 
 from ..suite.api_calls import INTERNAL_PACKAGES, resolve
 
-KINDS = ("python function", "C builtin", "method", "shared method")
+KINDS = ("python function", "C builtin", "method", "shared method", "C method")
 EMPTY = inspect.Parameter.empty
 _PYBIND_SIGNATURE = re.compile(r"^\s*\w+\((?P<params>.*)\)\s*->\s*(?P<returns>.+?)\s*$")
 _HOOK_PREFIX = "__torch_npu_testing_mutant_"
@@ -111,6 +115,16 @@ def _split_top_level(text):
     return [part for part in parts + [current.strip()] if part]
 
 
+def _literal(text):
+    """A docstring's default as its value (``1``, ``None``, ``'x'``); the text itself when it is no literal."""
+    if not text.strip():
+        return EMPTY
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return text.strip()
+
+
 def pybind_params(builtin):
     """``(params, returns)`` from a pybind docstring's first line, or ``([], "")`` when it has none."""
     first = (getattr(builtin, "__doc__", None) or "").strip().splitlines()[:1]
@@ -118,11 +132,14 @@ def pybind_params(builtin):
     if match is None:
         return [], ""
     params = []
+    kind = "positional"
     for item in _split_top_level(match.group("params")):
-        name, _, annotation = item.partition(":")
-        annotation, _, default = annotation.partition("=")
-        params.append(Param(name.strip(), "positional", EMPTY if not default else default.strip(),
-                            annotation.strip()))
+        if item == "*":  # the rest are keyword-only (a Tensor method's docstring: ``addcdiv(t1, t2, *, value=1)``)
+            kind = "keyword"
+            continue
+        head, _, default = item.partition("=")
+        name, _, annotation = head.partition(":")
+        params.append(Param(name.strip(), kind, _literal(default), annotation.strip()))
     return params, match.group("returns")
 
 
@@ -164,11 +181,16 @@ def resolve_target(name):
         target = Target(name, obj, kind, obj, owner, attr)
     elif isinstance(obj, types.BuiltinFunctionType):
         target = Target(name, obj, "C builtin", obj, owner, attr, signature_source="pybind docstring")
+    elif isinstance(obj, (types.MethodDescriptorType, types.WrapperDescriptorType)) and isinstance(owner, type):
+        target = Target(name, obj, "C method", obj, owner, attr, signature_source="docstring")
     else:
         raise ValueError(f"{name} is a {type(obj).__name__}: mutate replaces functions, C builtins and methods "
                          "(name a class's method, such as its clone)")
     if target.kind == "C builtin":
         target.params, target.returns = pybind_params(obj)
+    elif target.kind == "C method":
+        params, target.returns = pybind_params(obj)
+        target.params = [Param("self", "self")] + params
     else:
         target.params, target.returns = signature_params(target.function, target.kind != "python function")
     target.returns_class = _returns_class(target.function, target.returns)
@@ -235,6 +257,20 @@ def _swap_code(function, hook):
     return restore
 
 
+def _shadow_on_class(target, replacement):
+    """Set ``replacement`` on the named class (a C type's descriptor cannot be replaced where it lives)."""
+    owner, attr = target.owner, target.attr
+    own = attr in vars(owner)
+    setattr(owner, attr, replacement)
+
+    def restore():
+        if own:
+            setattr(owner, attr, target.function)
+        else:
+            delattr(owner, attr)
+    return restore
+
+
 def install(target, hook, extra_modules=(), packages=()):
     """Route every call of ``target`` through ``hook(real, args, kwargs, caller_frame)``; return ``restore``."""
     function = target.function
@@ -250,6 +286,8 @@ def install(target, hook, extra_modules=(), packages=()):
         except (AttributeError, TypeError):
             pass
     replacement.__wrapped__ = function
+    if target.kind == "C method":
+        return _shadow_on_class(target, replacement)
     replaced = _replace_by_identity(target, replacement, extra_modules, packages)
 
     def restore():
