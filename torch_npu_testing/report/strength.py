@@ -8,9 +8,9 @@ format :data:`torch_npu_testing.mutate.output.FORMAT`; a document that is unread
 is a row of its own saying so (it is never silently dropped). No folder, no rows: nothing is shown.
 """
 import glob
-import json
 import os
 
+from ..common.documents import WrongFormat, read_document
 from ..mutate.output import FORMAT
 from ..mutate.score import strength_line
 from .markdown import code
@@ -20,14 +20,11 @@ STRENGTH_FOLDER = "strength"
 
 def _read(path):
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+        return read_document(path, FORMAT), None
+    except WrongFormat as exc:
+        return None, f"{path}: format {exc.found!r}, expected {FORMAT!r}"
     except (OSError, ValueError) as exc:
         return None, f"{path}: unreadable ({exc})"
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        found = document.get("format") if isinstance(document, dict) else type(document).__name__
-        return None, f"{path}: format {found!r}, expected {FORMAT!r}"
-    return document, None
 
 
 def _row(document, block):

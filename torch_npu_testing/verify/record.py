@@ -26,6 +26,7 @@ import os
 
 from ..common import results
 from ..common.atomic import write_text_atomic
+from ..common.documents import WrongFormat, read_document
 
 FORMAT = "torch_npu_testing.verify/1"
 DEFAULT_OUT = "reports"
@@ -84,13 +85,10 @@ def write(doc, out_dir):
 def load(path):
     """``(document, None)`` or ``(None, why it cannot be used)``: what pr reads."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        return read_document(path, FORMAT), None
     except FileNotFoundError:
         return None, f"no verify results at {path}"
+    except WrongFormat as exc:
+        return None, f"{path} is not a {FORMAT} record (format {exc.found!r})"
     except (OSError, ValueError) as exc:
         return None, f"{path} cannot be read: {exc}"
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        return None, f"{path} is not a {FORMAT} record (format {found!r})"
-    return data, None
