@@ -19,14 +19,12 @@ JSON (``--json PATH``)::
 """
 import glob
 import importlib.util
-import json
 import os
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from ..common.errors import UsageError
-from . import apiname, jsonfile
+from . import apiname, by_path, jsonfile
 
 FORMAT = "torch_npu_testing.locate/1"
 WHERE_DEFINED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "where_defined.py")
@@ -46,20 +44,10 @@ def check_pythons(pythons):
 
 def probe_subprocess(python, name):
     """Run the probe by path in ``python``; a row with ``error`` set when it fails."""
-    env = dict(os.environ)
-    env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
-    env.pop("PYTHONPATH", None)
-    completed = None
-    try:
-        completed = subprocess.run([os.path.abspath(python), WHERE_DEFINED, name], capture_output=True, text=True,
-                                   env=env, timeout=WHERE_DEFINED_TIMEOUT_S, check=False,
-                                   cwd=os.path.dirname(WHERE_DEFINED))
-        rows = json.loads(completed.stdout.strip().splitlines()[-1])
-        row = rows[0]
-    except (subprocess.TimeoutExpired, ValueError, IndexError, OSError) as exc:
-        stderr = (completed.stderr or "").strip().splitlines()[-1:] if completed is not None else []
-        stderr = stderr[0] if stderr else ""
-        row = {"api": name, "torch": None, "found": False, "error": f"probe failed: {stderr or exc}"}
+    rows, why = by_path.run_json(python, WHERE_DEFINED, [name], WHERE_DEFINED_TIMEOUT_S)
+    if why is None and not (isinstance(rows, list) and rows):
+        why = f"no row in its answer {rows!r}"
+    row = rows[0] if why is None else {"api": name, "torch": None, "found": False, "error": f"probe failed: {why}"}
     row["python"] = python
     return row
 

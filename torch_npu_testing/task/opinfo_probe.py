@@ -7,27 +7,19 @@ that fails is a result with its ``error``), in parallel like ``locate``. :func:`
 each, where ``op_db`` could not be read and, when no interpreter knows the API, that the plain scaffold is
 written instead.
 """
-import json
 import os
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
+
+from . import by_path
 
 LOOKUP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "opinfo_lookup.py")
 LOOKUP_TIMEOUT_S = 300
 
 
 def lookup_subprocess(python, api):
-    env = dict(os.environ)
-    env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
-    env.pop("PYTHONPATH", None)
-    completed = None
-    try:
-        completed = subprocess.run([os.path.abspath(python), LOOKUP, api], capture_output=True, text=True, env=env,
-                                   timeout=LOOKUP_TIMEOUT_S, check=False, cwd=os.path.dirname(LOOKUP))
-        result = json.loads(completed.stdout.strip().splitlines()[-1])
-    except (subprocess.TimeoutExpired, ValueError, IndexError, OSError) as exc:
-        last = (completed.stderr or "").strip().splitlines()[-1:] if completed is not None else []
-        result = {"torch": None, "entries": [], "error": f"lookup failed: {last[0] if last else exc}"}
+    result, why = by_path.run_json(python, LOOKUP, [api], LOOKUP_TIMEOUT_S)
+    if why is not None:
+        result = {"torch": None, "entries": [], "error": f"lookup failed: {why}"}
     result["python"] = python
     return result
 
