@@ -281,6 +281,11 @@ def run_tests(tests, file, stream, listener=None):
     return runner.run(tests).cases
 
 
+def sha256_of_bytes(data):
+    """The SHA-256 of bytes about to be written (export's plan): the same digest :func:`sha256_of` gives the file."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def sha256_of(path):
     """The SHA-256 of a test file's bytes (as ``sha256sum`` prints it): recorded with its results, so a
     reader can tell results of other bytes (stale results)."""

@@ -14,7 +14,8 @@ import os
 
 from ..common import table
 from ..common.errors import UsageError
-from ..verify.stale import digest, stale_files
+from ..common.results import sha256_of_bytes
+from ..verify.stale import stale_files
 
 DESCRIPTIONS_DIR = "reports"
 PR_FORMAT = "torch_npu_testing.pr/1"
@@ -47,7 +48,7 @@ def description_problems(path, plan):
         return [f"{facts_path} is not a {PR_FORMAT} document"]
     problems = [str(problem) for problem in facts.get("problems", [])]
     recorded = {entry.get("path"): entry.get("sha256") for entry in facts.get("plan", {}).get("files", [])}
-    written = {target.rel_path: digest(target.content) for target in plan.targets}
+    written = {target.rel_path: sha256_of_bytes(target.content) for target in plan.targets}
     for path, why in stale_files(recorded, written):
         problems.append(f"the description is stale: {path} {why} (run `python -m torch_npu_testing verify "
                         f"{plan.branch} {plan.dest}`, then `pr {plan.branch} --ascend {plan.dest}` again)")

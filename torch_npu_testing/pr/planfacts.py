@@ -7,9 +7,9 @@ The plan is computed against the branch's committed files (the ref the branch na
 ``pr`` describes are the bytes ``export`` writes (``export`` compares their SHA-256 with ``pr-BRANCH.json``).
 """
 import ast
-import hashlib
 import os
 
+from ..common.results import sha256_of_bytes
 from ..export import plan as export_plan
 from ..export.merge import test_methods
 
@@ -40,7 +40,7 @@ def test_outline(text):
 def file_facts(target, kit_root):
     """What the plan does with one file, and the checks on its exported text."""
     facts = {"path": target.rel_path, "kit_path": target.kit_path, "kind": target.kind, "action": target.action,
-             "sha256": hashlib.sha256(target.content).hexdigest(), "their_tests": len(target.their_ids or []),
+             "sha256": sha256_of_bytes(target.content), "their_tests": len(target.their_ids or []),
              "renamed": dict(target.renamed or {})}
     if target.kind != TEST_FILE:
         return facts

@@ -5,25 +5,15 @@
 ``export`` asks it of ``pr-BRANCH.json`` against the bytes it writes; ``pr`` asks it of
 ``verify-BRANCH.json`` against the PR's files in DEST. Both compare SHA-256 digests, path by path.
 """
-import hashlib
 import os
 
-
-def digest(data):
-    return hashlib.sha256(data).hexdigest()
+from ..common.results import sha256_of
 
 
 def file_digests(root, paths):
     """``{path: SHA-256 of ROOT/path, or None when it is not a file}``."""
-    found = {}
-    for rel in paths:
-        full = os.path.join(root, rel)
-        if os.path.isfile(full):
-            with open(full, "rb") as handle:
-                found[rel] = digest(handle.read())
-        else:
-            found[rel] = None
-    return found
+    return {rel: sha256_of(os.path.join(root, rel)) if os.path.isfile(os.path.join(root, rel)) else None
+            for rel in paths}
 
 
 def stale_files(recorded, actual):
