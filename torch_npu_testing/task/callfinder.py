@@ -324,6 +324,7 @@ class _Scanner:
             line, chain, via_line, why = found["direct"]
             kind, via = "direct", [FileIndex.qualname(helper) for helper in chain]
             why += f" through {_chain_text(via)} (line {via_line})" if via else ""
+            via_line = via_line if via else None
         elif mentions:
             kind, line, why = "mention", mentions[0], "names it without calling it"
         elif found["related"]:

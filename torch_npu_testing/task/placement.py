@@ -22,6 +22,7 @@ are named for it, how many exercise it, and the path.
 With no home, the new tests belong in a file of their own at Ascend's ``*_api.py`` convention
 (:func:`convention_path`): ``test/<area>/test_<name>_api.py``, the area from the API's module.
 """
+import os
 import re
 
 MIN_TESTS = 2
@@ -118,3 +119,13 @@ def home(ranked, api, module, has_folder=None):
         return {"path": ranked[0]["path"], "why": why(ranked[0]), "source": "tests"}
     path, reason = convention_path(api, module, has_folder)
     return {"path": path, "why": reason, "source": "convention"}
+
+
+def own_file(api, kit):
+    """``(path, line)`` for ``new`` without ``--path`` or ``--ascend``: the API's own file at the convention,
+    the area's folder as the kit has it (the defining module from this interpreter's torch, when it has one)."""
+    from . import locate
+    row = locate.probe_here_if_torch(api) or {}
+    module = row.get("module") if row.get("found") else None
+    path, why = convention_path(api, module, lambda folder: os.path.isdir(os.path.join(kit, folder)))
+    return path, f"no --path and no --ascend to search: {path}, {why}"

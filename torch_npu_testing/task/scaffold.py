@@ -5,9 +5,10 @@
     python -m torch_npu_testing new API [--path test/<area>/test_<name>.py] [--ascend DIR [--branch REF]]
                                     [--mkdir] [--no-opinfo] [--kit DIR] [--python PY ...] [--json PATH]
 
-Without ``--path``, ``--ascend DIR`` suggests it: ``search`` on the branch (default master) ranks the files
-whose tests call the API's owner or siblings, and the first is where the new tests belong (the same path
-in the kit, since export writes kit paths as they are). When that path is already one of the table's
+Without ``--path``, ``--ascend DIR`` suggests it: ``search`` on the branch (default master) names a file
+whose tests are about the API (:mod:`placement`), else the API's own file at Ascend's ``*_api.py``
+convention (the same path in the kit, since export writes kit paths as they are); without ``--ascend``
+either, it is that own file, the area's folder as the kit has it. When that path is already one of the table's
 test files, no test file is written: the API joins that file. A folder of ``--path`` that the kit lacks is
 created only when the ``--ascend`` branch has it or ``--mkdir`` asks (a typo makes no stray folder).
 
@@ -108,16 +109,9 @@ def plan(kit, api, rel, since, render):
 
 
 def suggested_path(api, ascend, ref):
-    """``(path, line)``: where ``search`` says the new tests belong on ``ref`` of ``ascend`` (None: nowhere)."""
-    from . import family, search
-    directory = gitrefs.check_ascend(ascend)
-    ref, commit = gitrefs.resolve_branch(directory, ref)
-    aliases, _ = search.resolve_aliases(api)
-    branch = search.search_ref(directory, ref, commit, api, [api] + aliases, ["test"], family.family(api))
-    home = branch["home"]
-    if home is None:
-        return None, f"search on {ref} ({commit[:7]}) found no file where tests of {api} or its owner live"
-    return home["path"], f"search on {ref} ({commit[:7]}): new tests belong in {home['path']} ({home['why']})"
+    """``(path, line)``: where ``search`` says the new tests belong on ``ref`` of ``ascend``."""
+    from . import search
+    return search.suggest_home(api, ascend, ref)
 
 
 def add_arguments(parser):
@@ -137,18 +131,20 @@ def add_arguments(parser):
 
 
 def choose_path(args):
-    """``(rel, note)``: ``--path``, else the path ``search`` suggests; UsageError when neither is there."""
+    """``(rel, note)``: ``--path``, else where ``search`` on ``--ascend`` says the tests belong, else the API's own
+    file at Ascend's *_api.py convention (:func:`placement.own_file`)."""
     suggestion, note = (None, None)
-    if args.ascend:
+    if args.ascend and not args.path:
         suggestion, note = suggested_path(args.api, args.ascend, args.branch)
+    elif not args.path:
+        from .placement import own_file
+        suggestion, note = own_file(args.api, os.path.realpath(args.kit))
     rel = (args.path or suggestion or "").replace("\\", "/")
     if not rel:
         raise UsageError("give --path test/<area>/test_<name>.py, or --ascend DIR for search to suggest one"
                          + (f" ({note})" if note else ""))
     if not PATH_RE.match(rel):
         raise UsageError(f"--path {rel}: give test/<area>/test_<name>.py (relative, letters, digits, _)")
-    if suggestion and args.path and suggestion != rel:
-        note += f"; --path {rel} given instead"
     return rel, note
 
 

@@ -166,6 +166,16 @@ def search_ref(directory, ref, commit, api, api_names, paths, doc_family=None, c
             "summary": summary_line(api, ref, commit, direct, len(hits) - direct, home)}
 
 
+def suggest_home(api, ascend, ref):
+    """``(path, line)``: where the new tests of ``api`` belong on ``ref`` of the checkout ``ascend`` (a file
+    about the API, else its own file at Ascend's *_api.py convention), and the line that says why."""
+    directory = gitrefs.check_ascend(ascend)
+    ref, commit = gitrefs.resolve_branch(directory, ref)
+    branch = search_ref(directory, ref, commit, api, opnames.names(api), ["test"], family.family(api))
+    home = branch["home"]
+    return home["path"], f"search on {ref} ({commit[:7]}): new tests belong in {home['path']} ({home['why']})"
+
+
 def _hit_text(hit):
     if hit["kind"] == "direct":
         return "direct call" + ("" if hit["why"] == "calls it" else f" ({hit['why']})")
