@@ -271,3 +271,20 @@ def test_without_torch_it_says_what_to_run_instead(ascend, tmp_path):
     assert done.stderr.count("\n") == 1 and "search needs torch" in done.stderr, done.stderr
     assert "/bin/python -m torch_npu_testing search torch.movedim --ascend" in done.stderr
     assert not out.exists()
+
+
+def test_a_pool_of_processes_gives_the_same_answer(ascend, tmp_path, monkeypatch):
+    """Files are parsed in spawned processes when there are enough of them: same hits, same home."""
+    from torch_npu_testing.task import search
+    sequential = search_doc(ascend, tmp_path, "torch.movedim")
+    real, calls = search.ProcessPoolExecutor, []
+
+    def counting(**kwargs):
+        calls.append(kwargs)
+        return real(**kwargs)
+
+    monkeypatch.setattr(search, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(search.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(search, "ProcessPoolExecutor", counting)
+    assert search_doc(ascend, tmp_path, "torch.movedim") == sequential
+    assert len(calls) == 1 and calls[0]["mp_context"].get_start_method() == "spawn"
