@@ -28,7 +28,7 @@ def test_search_finds_every_call_form_per_branch(ascend, tmp_path, capsys):
     doc = json.loads(out.read_text())
     assert doc["format"] == "torch_npu_testing.search/1" and doc["api"] == API
     master, v271 = doc["repos"][0]["branches"]
-    prefix = "test/npu/test_grad.py::TestGrad::"
+    prefix = "test/npu/test_grad.py::TestGradModeClone::"
     family = {"test/npu/test_switches.py::TestSwitches::test_no_grad": "related",
               "test/npu/test_switches.py::TestSwitches::test_set_grad_enabled": "related",
               "test/test_autograd.py::TestAutograd::test_sum": "related"}

@@ -13,9 +13,11 @@ API's family, :mod:`torch_npu_testing.task.family`) and ``owner_modules`` (a pri
 API: a call of anything in it calls the API's own module). A function
 
 - calls the API *directly* with ``torch.set_grad_enabled.clone(x)``, a method form on any object that is
-  not an imported module or ``self`` (``x.movedim(0, 1)``), or a method on an object made by the owner
+  not an imported module or ``self`` (``x.movedim(0, 1)``), a method on an object made by the owner
   (``torch.set_grad_enabled(False).clone()``, or ``x = torch.set_grad_enabled(True)`` then ``x.clone()``),
-  decorators included;
+  a name bound to it (``f = torch.x``, ``f = partial(torch.x, ...)``, ``for f in [torch.x, torch.y]``), or
+  by passing it to a callable that calls it (``self.assertRaises(E, torch.x, ...)``,
+  ``self.compare_with_numpy(torch_fn, ...)``), decorators included;
 - *mentions* it when it names a target without calling it (``fn = torch.x``, a string or comment);
 - calls the owner or a sibling (*related*): ``calls`` lists the family leaves it calls.
 
@@ -167,8 +169,8 @@ class _Function:
                     self.local.update({name: self._target_of(node.value) for name in names})
             elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
                     and isinstance(node.iter, (ast.List, ast.Tuple)):
-                bound = [self._target_of(element) for element in node.iter.elts]
-                if bound and all(bound):
+                bound = [target for target in map(self._target_of, node.iter.elts) if target]
+                if bound:
                     self.local[node.target.id] = bound[0]
 
     def helper_key(self, func):
@@ -215,10 +217,17 @@ class _Function:
                 key = self.helper_key(node.func)
                 if key and key != self._own_key():
                     facts["helpers"].append((node.lineno, key))
-                    if any(self._target_of(arg) in self.query.targets for arg in node.args):
-                        facts["direct"].append((node.lineno, f"passes it to `{FileIndex.qualname(key)}`"))
+                arguments = list(node.args) + [keyword.value for keyword in node.keywords]
+                if any(self._target_of(argument) in self.query.targets for argument in arguments):
+                    callee = FileIndex.qualname(key) if key else self._callee_text(node.func)
+                    facts["direct"].append((node.lineno, f"passes it to `{callee}`"))
         facts["mentions"] = self._mentions(nodes, call_funcs, source_lines)
         return {kind: sorted(values) for kind, values in facts.items()}
+
+    def _callee_text(self, func):
+        if isinstance(func, ast.Attribute):
+            return (self._callee_text(func.value) + "." if not isinstance(func.value, ast.Call) else "") + func.attr
+        return func.id if isinstance(func, ast.Name) else "a callable"
 
     def _own_key(self):
         return (self.cls, self.node.name)

@@ -8,9 +8,9 @@ A file is a *home* when
   (:mod:`torch_npu_testing.task.callfinder`: direct, method form, alias, through the file's helpers; or
   the owner, its siblings, its own private module), so a file that calls something related once never is;
 - it is about the API: one of those tests, or their class, or the file is named for the API, an alias,
-  its owner or a sibling (``test_set_grad_enabled`` for ``set_grad_enabled.clone``), or at least
-  :data:`MIN_TESTS` tests call the API in their own body; so a file that reaches the API only through a
-  helper, in passing (``addcmul`` in a custom op's CPU reference), is not;
+  its owner or a sibling (``test_set_grad_enabled`` for ``set_grad_enabled.clone``); so a file that uses
+  the API in passing (``addcmul`` in a custom op's CPU reference, ``movedim`` among DTensor's view ops) is
+  not;
 - its path has the shape ``new`` and export write (``test/<folder>/.../test_*.py``: the top of ``test/``
   holds PyTorch's own copies).
 
@@ -87,8 +87,7 @@ def file_rows(hits, counts, owner_leaves, api_leaves, family_leaves=frozenset())
     for row in rows.values():
         row["tests"] = max(row["tests"], row["hits"])
         row["exercising"] = row["direct"] + row["family"]
-        about = row["named"] > 0 or row["body"] >= MIN_TESTS
-        row["eligible"] = row["exercising"] >= MIN_TESTS and about and bool(PATH_RE.match(row["path"]))
+        row["eligible"] = row["exercising"] >= MIN_TESTS and row["named"] > 0 and bool(PATH_RE.match(row["path"]))
     return list(rows.values())
 
 

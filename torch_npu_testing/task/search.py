@@ -11,31 +11,40 @@ contributor types it (``v2.7.1``: the local branch, else the single ``origin/v2.
 ref and commit used.
 ``git grep -l -w -F`` on the ref finds the candidate files under ``--paths`` (default ``test``), without
 checking anything out; each candidate ``.py`` file is then read at that ref and its AST tells which test
-functions call the API (:mod:`torch_npu_testing.task.callfinder`). The printed ``git -C DIR grep ...``
-commands rerun the text step exactly.
+functions call the API (:mod:`torch_npu_testing.task.callfinder`): directly, by the method or in-place form
+of an op (``x.movedim(...)``, ``x.addcmul_(...)``), or through the file's own helper functions and methods,
+followed :data:`callfinder.MAX_DEPTH` levels deep (each such hit names the helpers and the line of the call).
+The printed ``git -C DIR grep ...`` commands rerun the text step exactly. A file two refs share (same blob)
+is parsed once; eight or more files are parsed in a pool of processes.
 
-Names searched: the API, ``--alias`` names, and, when torch is importable here, its re-exports (the
-same object bound under another dotted name, e.g. ``torch.set_grad_enabled.clone``, from
-``where_defined.aliases``). Without torch only the API and ``--alias`` names are searched (said in the
-output).
+Names searched (:mod:`.opnames`, from this interpreter's torch, which ``search`` needs: without torch it
+is one line naming the kit env to run it with, exit 2): the API, its re-exports
+(``torch.set_grad_enabled.clone``, as ``locate`` finds them), its name in its defining module
+(``torch._functorch.eager_transforms.jacrev`` for ``torch.func.jacrev``) and ``functorch``'s wrapper, an op's
+documented aliases (``torch.moveaxis`` for ``torch.movedim``), and ``--alias`` names. A name that does not
+resolve here is one line, exit 2.
 
 Related tests by owner: a test that calls the API's owner or a sibling of it (:mod:`.family`: for
-``set_grad_enabled.clone`` also ``no_grad``, ``enable_grad``, ...) is ``related`` even in a file that never
-names the leaf (each member's leaf is grepped on its own). Files are ranked so the one where new tests
-belong comes first (a direct caller; else the file whose tests call the owner and are named for the
-family, by share of its tests); ``home`` names it, and ``new`` / ``pr`` cite it.
+``set_grad_enabled.clone`` also ``no_grad``, ``enable_grad``, ...), or anything of the private module that
+owns it (``torch._functorch.aot_autograd`` for ``aot_export_module``), is ``related`` even in a file that never
+names the leaf (each member's leaf is grepped on its own). ``home`` is where the new tests belong
+(:mod:`.placement`): a file about the API whose tests exercise it, ranked first, else the API's own file at
+Ascend's ``test/<area>/test_<name>_api.py`` convention (``"source": "convention"``); ``new`` and ``pr`` cite it.
 
 JSON (``--json PATH``)::
 
-    {"format": "torch_npu_testing.search/1", "api": NAME, "aliases": [...], "aliases_from": "torch 2.13.0",
+    {"format": "torch_npu_testing.search/1", "api": NAME, "aliases": [...], "names": [NAME, ...],
+     "methods": ["movedim", ...], "documented_aliases": [...], "module": DEFINING_MODULE,
+     "aliases_from": "torch 2.13.0", "helper_depth": 3,
      "family": {"owner", "owner_kind", "from", "members": [{"name", "role": "owner"|"sibling", "names"}]},
      "repos": [{"role": "ascend"|"pytorch", "dir": PATH,
                 "branches": [{"asked": "v2.7.1", "ref": "origin/v2.7.1", "commit", "command", "commands": [...],
                               "hits": [{"path", "class", "test", "line", "kind": "direct"|"mention"|"related",
-                                        "why", "calls"}],
-                              "direct": N, "related": N, "unparsable": [PATH...],
-                              "files": [{"path", "tests", "hits", "direct", "named", "named_for", "calls_owner"}],
-                              "home": {"path", "why"} | null,
+                                        "why", "calls", "via": [HELPER...], "via_line": N|null}],
+                              "direct": N, "related": N, "through_helpers": N, "unparsable": [PATH...],
+                              "files": [{"path", "tests", "hits", "direct", "helpers", "body", "family", "owner",
+                                         "named", "exercising", "eligible"}],
+                              "home": {"path", "why", "source": "tests"|"convention"},
                               "summary": "0 tests call X directly on origin/v2.7.1 (bacce7d), 3 related tests; ..."}]}]}
 """
 import multiprocessing
