@@ -143,6 +143,28 @@ JACREV = HEADER + textwrap.dedent('''\
             impl_jacrev(torch.sin)(torch.ones(2))
     ''')
 
+# Upstream-style shapes: a module-level parametrize decorator naming the API, a list of ops looped over.
+CARRIERS = HEADER + textwrap.dedent('''\
+    from functorch import jacrev, jacfwd
+    from torch.testing._internal.common_utils import parametrize, subtest
+
+    jac_both = parametrize("jacapi", [subtest(jacrev, name="jacrev"), subtest(jacfwd, name="jacfwd")])
+
+
+    class TestJac(TestCase):
+        @jac_both
+        def test_jac_of_sin(self, jacapi):
+            jacapi(torch.sin)(torch.ones(2))
+
+        def test_jacfwd_only(self):
+            jacfwd(torch.sin)(torch.ones(2))
+
+        def test_ops_list(self):
+            ops = [torch.lerp, torch.addcmul]
+            for op in ops:
+                op(torch.ones(2), torch.ones(2), torch.ones(2))
+    ''')
+
 MOVEDIM_PATH = "test/npu/test_movedim_cases.py"
 
 
@@ -191,6 +213,14 @@ def test_in_place_form_and_defining_module_names_count():
     assert set(hits(JACREV, "torch.func.jacrev")) == {"test_functorch_name", "test_defining_module_name"}
     # the alias group is the same whichever member is asked for
     assert opnames.names("torch.moveaxis")["targets"][:2] == ["torch.moveaxis", "torch.movedim"]
+
+
+def test_a_decorator_naming_it_and_a_list_of_ops_count():
+    found = hits(CARRIERS, "torch.func.jacrev")
+    assert set(found) == {"test_jac_of_sin"}
+    assert found["test_jac_of_sin"]["why"] == "calls it through the decorator `jac_both` (line 10)"
+    assert found["test_jac_of_sin"]["line"] == 14 and found["test_jac_of_sin"]["via_line"] == 10
+    assert hits(CARRIERS, "torch.addcmul")["test_ops_list"]["kind"] == "direct"
 
 
 def test_convention_path_takes_the_area_from_the_module():

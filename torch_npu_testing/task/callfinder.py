@@ -15,7 +15,9 @@ API: a call of anything in it calls the API's own module). A function
 - calls the API *directly* with ``torch.set_grad_enabled.clone(x)``, a method form on any object that is
   not an imported module or ``self`` (``x.movedim(0, 1)``), a method on an object made by the owner
   (``torch.set_grad_enabled(False).clone()``, or ``x = torch.set_grad_enabled(True)`` then ``x.clone()``),
-  a name bound to it (``f = torch.x``, ``f = partial(torch.x, ...)``, ``for f in [torch.x, torch.y]``), or
+  a name bound to it (``f = torch.x``, ``f = partial(torch.x, ...)``, ``for f in [torch.x, torch.y]``, ``ops = [...]``
+  then ``for f in ops``), a module-level decorator that names it (``jacrev_and_jacfwd =
+  parametrize("jacapi", [subtest(jacrev), ...])`` on a test), or
   by passing it to a callable that calls it (``self.assertRaises(E, torch.x, ...)``,
   ``self.compare_with_numpy(torch_fn, ...)``), decorators included;
 - *mentions* it when it names a target without calling it (``fn = torch.x``, a string or comment);
@@ -29,221 +31,10 @@ Helpers: a test also calls what the file's own functions it calls do: module-lev
 """
 import ast
 
+from . import functionfacts
+from .functionfacts import FileIndex, FunctionFacts
+
 MAX_DEPTH = 3
-
-
-class Query:
-    """What :func:`scan` looks for (dotted names as sets; ``methods`` as leaves)."""
-
-    def __init__(self, targets, owners=(), siblings=(), methods=(), owner_modules=()):
-        targets = list(targets)
-        self.targets = set(targets)
-        self.owners = set(owners)
-        self.siblings = set(siblings) - self.owners
-        self.methods = set(methods)
-        self.owner_modules = set(owner_modules)
-        self.last = targets[0].rsplit(".", 1)[-1] if targets else None  # the API's own leaf: listed first
-        self.owner_leaves = {owner.rsplit(".", 1)[-1] for owner in self.owners | self.owner_modules}
-
-    def family_leaf(self, name):
-        """The leaf a related call is listed by, or None when ``name`` is not the owner's, a sibling's or the
-        owner module's."""
-        if name in self.owners or name in self.siblings:
-            return name.rsplit(".", 1)[-1]
-        for module in self.owner_modules:
-            if name.startswith(module + "."):
-                return f"{module.rsplit('.', 1)[-1]}.{name[len(module) + 1:]}"
-        return None
-
-    def role(self, leaf):
-        if leaf.split(".")[0] in self.owner_leaves and "." in leaf:
-            return "its own module"
-        return "owner" if leaf in self.owner_leaves else "sibling"
-
-
-def _statements(body):
-    """Every statement below ``body``, through compound statements' bodies (never into expressions: imports
-    are statements, and skipping expressions is most of the cost of a walk)."""
-    for node in body:
-        yield node
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(node, field, None)
-            if isinstance(inner, list):
-                yield from _statements(inner)
-
-
-def _import_bindings(tree):
-    bindings = {}
-    for node in _statements(tree.body):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    bindings[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    bindings[top] = top
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                if alias.name != "*":
-                    bindings[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return bindings
-
-
-def _base_name(node):
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-
-
-class FileIndex:
-    """The file's functions by key (``(class name or "", function name)``), classes' bases, and its tests."""
-
-    def __init__(self, tree):
-        self.functions, self.bases, self.tests = {}, {}, []
-        self._visit(tree.body, [])
-
-    def _visit(self, body, classes):
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                self.bases[node.name] = [name for name in map(_base_name, node.bases) if name]
-                self._visit(node.body, classes + [node.name])
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions[(classes[-1] if classes else "", node.name)] = node
-                if node.name.startswith("test"):
-                    self.tests.append(("::".join(classes) or None, classes[-1] if classes else "", node))
-
-    def method(self, cls, name, seen=()):
-        """The key of ``cls.name`` defined in ``cls`` or its in-file bases (None when not in this file)."""
-        if (cls, name) in self.functions:
-            return (cls, name)
-        for base in self.bases.get(cls, ()):
-            if base not in seen and base != cls:
-                found = self.method(base, name, seen + (cls,))
-                if found:
-                    return found
-        return None
-
-    @staticmethod
-    def qualname(key):
-        return f"{key[0]}.{key[1]}" if key[0] else key[1]
-
-
-class _Function:
-    """The facts of one function body: direct calls, related calls, mentions and calls of in-file helpers."""
-
-    def __init__(self, node, cls, bindings, query, index):
-        self.node, self.cls, self.bindings, self.query, self.index = node, cls, bindings, query, index
-        self.local = {}
-        self.instances = set()
-
-    def dotted(self, node):
-        if isinstance(node, ast.Name):
-            return self.local.get(node.id) or self.bindings.get(node.id)
-        if isinstance(node, ast.Attribute):
-            base = self.dotted(node.value)
-            return f"{base}.{node.attr}" if base else None
-        return None
-
-    def _made_by_owner(self, node):
-        if isinstance(node, ast.Call) and self.dotted(node.func) in self.query.owners:
-            return True
-        return isinstance(node, ast.Name) and node.id in self.instances
-
-    def _target_of(self, node):
-        """The target (or owner) ``node`` evaluates to: a name, ``functools.partial(target, ...)``."""
-        value = self.dotted(node)
-        if value in self.query.targets or value in self.query.owners:
-            return value
-        if isinstance(node, ast.Call) and (self.dotted(node.func) or "").rsplit(".", 1)[-1] == "partial" \
-                and node.args:
-            return self._target_of(node.args[0])
-        return None
-
-    def _collect_locals(self, nodes):
-        """``f = torch.x`` / ``f = partial(torch.x, ...)`` / ``for f in [torch.x, torch.y]`` bind ``f`` to a
-        target; ``x = <owner>(...)`` makes ``x`` an object of the owner."""
-        for node in nodes:
-            if isinstance(node, ast.Assign):
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-                if isinstance(node.value, ast.Call) and self.dotted(node.value.func) in self.query.owners:
-                    self.instances.update(names)
-                elif self._target_of(node.value):
-                    self.local.update({name: self._target_of(node.value) for name in names})
-            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name) \
-                    and isinstance(node.iter, (ast.List, ast.Tuple)):
-                bound = [target for target in map(self._target_of, node.iter.elts) if target]
-                if bound:
-                    self.local[node.target.id] = bound[0]
-
-    def helper_key(self, func):
-        """The in-file function a call's ``func`` names, or None."""
-        if isinstance(func, ast.Name) and func.id not in self.bindings and func.id not in self.local:
-            return ("", func.id) if ("", func.id) in self.index.functions else None
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            receiver = func.value.id
-            if receiver in ("self", "cls") and self.cls:
-                return self.index.method(self.cls, func.attr)
-            if receiver in self.index.bases and receiver not in self.bindings:
-                return self.index.method(receiver, func.attr)
-        return None
-
-    def _method_form(self, func):
-        """``x.<op>(...)``: a method form on an object that is not an imported name, ``self`` or ``cls``."""
-        if not (isinstance(func, ast.Attribute) and func.attr in self.query.methods):
-            return False
-        receiver = func.value
-        return not (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")) and \
-            self.dotted(receiver) is None
-
-    def analyse(self, source_lines):
-        """``{"direct": [(line, why)], "related": [(line, leaf)], "mentions": [line], "helpers": [(line, key)]}``."""
-        nodes = list(ast.walk(self.node))
-        self._collect_locals(nodes)
-        facts = {"direct": [], "related": [], "mentions": [], "helpers": []}
-        call_funcs = set()
-        for node in nodes:
-            if not isinstance(node, ast.Call):
-                continue
-            call_funcs.add(id(node.func))
-            name = self.dotted(node.func)
-            if name in self.query.targets:
-                facts["direct"].append((node.lineno, "calls it"))
-            elif (isinstance(node.func, ast.Attribute) and node.func.attr == self.query.last
-                  and self._made_by_owner(node.func.value)):
-                facts["direct"].append((node.lineno, "calls it on an object its owner made"))
-            elif self._method_form(node.func):
-                facts["direct"].append((node.lineno, f"calls its method form .{node.func.attr}()"))
-            elif name and self.query.family_leaf(name):
-                facts["related"].append((node.lineno, self.query.family_leaf(name)))
-            else:
-                key = self.helper_key(node.func)
-                if key and key != self._own_key():
-                    facts["helpers"].append((node.lineno, key))
-                arguments = list(node.args) + [keyword.value for keyword in node.keywords]
-                if any(self._target_of(argument) in self.query.targets for argument in arguments):
-                    callee = FileIndex.qualname(key) if key else self._callee_text(node.func)
-                    facts["direct"].append((node.lineno, f"passes it to `{callee}`"))
-        facts["mentions"] = self._mentions(nodes, call_funcs, source_lines)
-        return {kind: sorted(values) for kind, values in facts.items()}
-
-    def _callee_text(self, func):
-        if isinstance(func, ast.Attribute):
-            return (self._callee_text(func.value) + "." if not isinstance(func.value, ast.Call) else "") + func.attr
-        return func.id if isinstance(func, ast.Name) else "a callable"
-
-    def _own_key(self):
-        return (self.cls, self.node.name)
-
-    def _mentions(self, nodes, call_funcs, source_lines):
-        mentions = []
-        for node in nodes:
-            if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in call_funcs:
-                if self.dotted(node) in self.query.targets and not isinstance(getattr(node, "ctx", None), ast.Store):
-                    mentions.append(node.lineno)
-        end = getattr(self.node, "end_lineno", self.node.lineno)
-        first = min([self.node.lineno] + [d.lineno for d in self.node.decorator_list])
-        for offset, line in enumerate(source_lines[first - 1:end]):
-            if any(target in line for target in self.query.targets):
-                mentions.append(first + offset)
-        return mentions
 
 
 def _words(bindings, query):
@@ -268,11 +59,31 @@ class _Scanner:
     def __init__(self, text, path, query):
         tree = ast.parse(text, filename=path)
         self.path, self.query, self.lines = path, query, text.splitlines()
-        self.bindings = _import_bindings(tree)
+        self.bindings = functionfacts.import_bindings(tree)
         self.index = FileIndex(tree)
         self.words = _words(self.bindings, query)
         self.facts, self.memo = {}, {}
         self.reaching = self._reaching()
+        self.carriers = self._carriers(tree)
+
+    def _carriers(self, tree):
+        """``{name: line}``: module-level names whose value names a target (a parametrize decorator)."""
+        carriers = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                reader = FunctionFacts(node, "", self.bindings, self.query, self.index)
+                if any(reader.dotted(part) in self.query.targets for part in ast.walk(node.value)
+                       if isinstance(part, (ast.Name, ast.Attribute))):
+                    carriers[node.targets[0].id] = node.lineno
+        return carriers
+
+    def _decorated(self, node):
+        """``(line, name)`` of the test's first decorator that is a carrier, else None."""
+        for decorator in node.decorator_list:
+            name = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if isinstance(name, ast.Name) and name.id in self.carriers:
+                return decorator.lineno, name.id
+        return None
 
     def _has(self, key, words):
         node = self.index.functions[key]
@@ -282,7 +93,7 @@ class _Scanner:
 
     def facts_of(self, key):
         if key not in self.facts:
-            function = _Function(self.index.functions[key], key[0], self.bindings, self.query, self.index)
+            function = FunctionFacts(self.index.functions[key], key[0], self.bindings, self.query, self.index)
             self.facts[key] = function.analyse(self.lines)
         return self.facts[key]
 
@@ -323,9 +134,13 @@ class _Scanner:
 
     def hit(self, class_path, cls, node):
         key = (cls, node.name)
-        if not self._has(key, self.words | {helper[1] for helper in self.reaching}):
+        if not self._has(key, self.words | {helper[1] for helper in self.reaching} | set(self.carriers)):
             return None  # cannot name the API, its family or a reaching helper: no AST walk (most tests)
         found = self.summary(key, MAX_DEPTH)
+        decorated = None if found["direct"] else self._decorated(node)
+        if decorated:
+            line, name = decorated
+            found = dict(found, direct=(line, [], self.carriers[name], f"calls it through the decorator `{name}`"))
         mentions = self.facts_of(key)["mentions"]
         calls = sorted(found["calls"])
         via, via_line = [], None
@@ -333,7 +148,8 @@ class _Scanner:
             line, chain, via_line, why = found["direct"]
             kind, via = "direct", [FileIndex.qualname(helper) for helper in chain]
             why += f" through {_chain_text(via)} (line {via_line})" if via else ""
-            via_line = via_line if via else None
+            via_line = via_line if via else (via_line if decorated else None)
+            why += f" (line {via_line})" if decorated else ""
         elif mentions:
             kind, line, why = "mention", mentions[0], "names it without calling it"
         elif found["related"]:
@@ -356,7 +172,7 @@ def scan(text, path, targets, owners=(), siblings=(), methods=(), owner_modules=
     """``(hits, tests)``: the hits of one file (``[{"path", "class", "test", "line", "kind", "why", "calls", "via",
     "via_line"}]``) and its number of tests; SyntaxError propagates. ``calls``: the family leaves the test
     calls, through helpers too (sorted); ``via``: the helper chain of a hit through helpers (else ``[]``)."""
-    scanner = _Scanner(text, path, Query(targets, owners, siblings, methods, owner_modules))
+    scanner = _Scanner(text, path, functionfacts.Query(targets, owners, siblings, methods, owner_modules))
     hits = [scanner.hit(class_path, cls, node) for class_path, cls, node in scanner.index.tests]
     return [hit for hit in hits if hit], len(scanner.index.tests)
 
