@@ -18,6 +18,7 @@
 or raises :class:`UsageError` when torch is not importable here or the API does not resolve in it.
 """
 import importlib.util
+import os
 import re
 import sys
 
@@ -28,13 +29,15 @@ ALIAS_RE = re.compile(r"Alias (?:for|of) :(?:func|meth|class):`~?(torch\.[\w.]+)
 ALIAS_NAMESPACES = ("torch", "torch.Tensor", "torch.special", "torch.linalg", "torch.nn.functional")
 
 
+TOOLS_PYTHON = os.path.join(".tox", "unit", "bin", "python")
+
+
 def no_torch_message(tool, argv_hint):
-    """The one line a tool that needs torch prints under an interpreter without it: what to run instead."""
-    from ..common import table
-    env = table.tool_env()
-    return (f"{tool} needs torch to resolve re-exports, aliases and method forms, and {sys.executable} has "
-            f"none: run it with a kit env's interpreter, e.g. `tox -e {env}` once, then "
-            f"`.tox/{env}/bin/python -m torch_npu_testing {tool} {argv_hint}`")
+    """The one line a tool that needs torch prints under an interpreter without it: what to run instead (the
+    kit's tools interpreter, as README's task flow says)."""
+    return (f"{tool} needs torch, which {sys.executable} cannot import: run it with the kit's tools interpreter, "
+            f"`{TOOLS_PYTHON} -m torch_npu_testing {tool} {argv_hint}` (made by `tox -e unit --notest`); "
+            "without torch its re-exports, aliases and method forms would go unsearched")
 
 
 def require_torch(tool, argv_hint):
@@ -103,9 +106,10 @@ def defining_names(api):
     return [name for name in found if name != api]
 
 
-def names(api):
-    """Every name ``api`` is called by here; UsageError without torch or when ``api`` does not resolve."""
-    require_torch("search", f"{api} --ascend DIR ...")
+def names(api, tool="search"):
+    """Every name ``api`` is called by here; UsageError without torch (naming ``tool``) or when ``api`` does not
+    resolve."""
+    require_torch(tool, f"{api} --ascend DIR ...")
     from . import locate
     row = locate.probe_here(api)
     if not row.get("found"):

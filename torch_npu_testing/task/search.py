@@ -205,7 +205,7 @@ def suggest_home(api, ascend, ref):
     about the API, else its own file at Ascend's *_api.py convention), and the line that says why."""
     directory = gitrefs.check_ascend(ascend)
     ref, commit = gitrefs.resolve_branch(directory, ref)
-    branch = search_ref(directory, ref, commit, api, opnames.names(api), ["test"], family.family(api))
+    branch = search_ref(directory, ref, commit, api, opnames.names(api, "new"), ["test"], family.family(api))
     home = branch["home"]
     return home["path"], f"search on {ref} ({commit[:7]}): new tests belong in {home['path']} ({home['why']})"
 
