@@ -43,17 +43,16 @@ JSON (``--json PATH``)::
 """
 import json
 import os
-import re
 import sys
 
 from ..common.errors import UsageError
 from ..common.layout import TABLE_REL
 from ..runtime.carried import parse_version
-from . import apiname, gitrefs, jsonfile, locate
+from . import apiname, gitrefs, jsonfile, locate, placement
 from .scaffold_text import render_file
 
 FORMAT = "torch_npu_testing.new/2"
-PATH_RE = re.compile(r"^test/[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/test_[A-Za-z0-9_]+\.py$")
+PATH_RE = placement.PATH_RE  # the shape of a test file path the kit writes (search places homes by it too)
 
 
 def since_from(rows):
@@ -137,8 +136,7 @@ def choose_path(args):
     if args.ascend and not args.path:
         suggestion, note = suggested_path(args.api, args.ascend, args.branch)
     elif not args.path:
-        from .placement import own_file
-        suggestion, note = own_file(args.api, os.path.realpath(args.kit))
+        suggestion, note = placement.own_file(args.api, os.path.realpath(args.kit))
     rel = (args.path or suggestion or "").replace("\\", "/")
     if not rel:
         raise UsageError("give --path test/<area>/test_<name>.py, or --ascend DIR for search to suggest one"
