@@ -21,6 +21,7 @@ index and its id ``API:code`` (``torch._functorch.config.patch:param-default:arg
 import re
 from dataclasses import dataclass
 
+from ..task.apikind import COPY_NAMES
 from . import context_faults, faults, tensors
 from .faults import Fault
 from .targets import Target
@@ -39,7 +40,6 @@ RESULT_FAULTS = (
     ("result-cpu", "returned on the CPU (a port that forgets the device; no effect on a CPU run)",
      tensors.to_cpu, False),
 )
-COPY_NAMES = ("clone", "copy", "__copy__")
 _TENSOR_PARAM = re.compile(r"Tensor|Module|tuple|list|Sequence|Iterable")
 _INTEGER = re.compile(r"\bint\b|SupportsInt|SupportsIndex")
 _TENSOR_RESULT = re.compile(r"Tensor|Callable|Module|tuple|list|dict|Sequence|Any")
