@@ -41,7 +41,7 @@ class Page:
         self.lines = text.split("\n")
         self.headings = []
         self.entries = {}  # full dotted name -> line index
-        self.starts = []  # (index, name or None, kind): every heading and method line, in order
+        self.starts = []  # (index, name or None, kind, level): every heading and method line, in order
         current = None
         for index, line in enumerate(self.lines):
             heading = HEADING.match(line)
@@ -51,14 +51,14 @@ class Page:
                 current = name if name.startswith("torch") else None
                 if current:
                     self.entries.setdefault(name, index)
-                self.starts.append((index, current, "heading"))
+                self.starts.append((index, current, "heading", len(heading.group(1))))
                 continue
             method = METHOD.match(line)
             if method:
                 name = f"{current}.{unescape(method.group(1))}" if current else None
                 if name:
                     self.entries.setdefault(name, index)
-                self.starts.append((index, name, "method"))
+                self.starts.append((index, name, "method", None))
 
     def level(self, index):
         """Level (number of ``#``) of the heading at ``index``."""
@@ -97,10 +97,11 @@ class Page:
         return rows
 
     def own_blocks(self):
-        """``[(name, kind, start, end)]``: each entry's own lines, up to the next heading or method entry."""
-        bounds = [index for index, _, _ in self.starts] + [len(self.lines)]
+        """``[(name, kind, start, end)]``: each entry's own lines, up to the next heading or method entry. An entry
+        is a heading of level 3 or deeper (``# torch``, ``## torch.cuda`` title pages and sections) or a method."""
+        bounds = [start[0] for start in self.starts] + [len(self.lines)]
         return [(name, kind, index, bounds[number + 1])
-                for number, (index, name, kind) in enumerate(self.starts) if name]
+                for number, (index, name, kind, level) in enumerate(self.starts) if name and (level or 3) >= 3]
 
     def note_lines(self, start, end):
         """``[(index, text)]`` of the ``**限制与说明**：`` note inside ``start:end`` (text after the colon first),
