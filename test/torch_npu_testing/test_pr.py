@@ -23,7 +23,8 @@ from ascend_fixture import clone_of, git
 from ascend_fixture import make_ascend as make_task_ascend
 
 from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.common import table
+from torch_npu_testing.common import recordnames, table
+from torch_npu_testing.export import record as export_record
 from torch_npu_testing.pr import fit
 from torch_npu_testing.suite import run as suite
 
@@ -70,6 +71,7 @@ if __name__ == "__main__":
     run_tests()
 '''
 BRANCH = "v2.7.1"
+EVIDENCE = f"evidence-{BRANCH}--{API}.md"
 ENV = "v2_7"
 
 
@@ -142,16 +144,20 @@ def run_pr(kit, ascend, results, capsys, branch=BRANCH, apis=(API,)):
             "--year", "2026"]
     for name in apis:
         argv += ["--api", name]
+    if export_record.read_last(str(ascend), branch) is None:  # pr needs a record of the task: export it
+        assert cli_main(["export", branch, str(ascend), "--kit", str(kit), "--year", "2026"]
+                        + [part for name in apis for part in ("--api", name)]) == 0
+        capsys.readouterr()
     code = cli_main(argv)
     stdout, stderr = capsys.readouterr()
-    markdown = out / f"pr-{branch}.md"
-    facts = json.loads((out / f"pr-{branch}.json").read_text()) if markdown.exists() else None
+    markdown = out / recordnames.name("pr", branch, apis, ".md")
+    facts = json.loads((out / recordnames.name("pr", branch, apis)).read_text()) if markdown.exists() else None
     return code, stdout, stderr, (markdown.read_text() if markdown.exists() else None), facts
 
 
 def export_and_verify(kit, ascend, capsys):
     """export then verify (this interpreter, DEST's files run whole) into the kit's reports/, as a user does."""
-    assert cli_main(["export", BRANCH, str(ascend), "--kit", str(kit), "--year", "2026"]) == 0
+    assert cli_main(["export", BRANCH, str(ascend), "--kit", str(kit), "--year", "2026", "--api", API]) == 0
     assert cli_main(["verify", BRANCH, str(ascend), "--kit", str(kit), "--python", sys.executable,
                      "--out", str(kit / "reports")]) == 0
     capsys.readouterr()
@@ -181,7 +187,7 @@ def test_full_description_follows_the_template_of_master(
     export_and_verify(kit, ascend_repo, capsys)
     code, stdout, stderr, markdown, facts = run_pr(kit, ascend_repo, results, capsys)
     assert code == 0, stderr
-    assert stdout.strip() == str(kit / "reports" / f"pr-{BRANCH}.md")
+    assert stdout.strip() == str(kit / "reports" / f"pr-{BRANCH}--{API}.md")
     headings = re.findall(r"^# (【[^】]+】)$", markdown, re.M)
     assert headings == ORDER
     assert "⚠" not in markdown, markdown
@@ -216,11 +222,11 @@ def test_full_description_follows_the_template_of_master(
     assert f"{TEST_FILE}.py -v" not in verification and f"{TEST_FILE[5:]} -v" in verification  # cd test && ...
     assert "same outcomes with grad mode enabled and disabled at start" in verification
     assert "run standalone" not in markdown
-    evidence_md = (kit / "reports" / "evidence-v2.7.1.md").read_text()
+    evidence_md = (kit / "reports" / EVIDENCE).read_text()
     assert "These are the kit's files, not the PR's" in evidence_md and f"PR file `{TEST_FILE}`: SHA-256 `{sha}`" \
         in evidence_md
     assert "不涉及" in section(markdown, "【upstream patch 实跑日志】")
-    assert "`evidence-v2.7.1.md`" in markdown and (kit / "reports" / "evidence-v2.7.1.md").exists()
+    assert f"`{EVIDENCE}`" in markdown and (kit / "reports" / EVIDENCE).exists()
     assert CLONE not in markdown  # --api: no other target API named
     assert facts["format"] == "torch_npu_testing.pr/1" and facts["problems"] == [] and facts["gaps"] == []
     assert facts["ascend"]["ref"] == "origin/v2.7.1" and len(facts["ascend"]["commit"]) == 40
@@ -311,7 +317,7 @@ def test_a_long_log_is_shortened_and_says_so(kit, ascend_repo, env_python, tmp_p
     assert len(markdown) <= 6000 and facts["shortened"], len(markdown)
     assert "> 已缩短 / shortened to fit a PR body: " + facts["shortened"][0] in markdown
     assert "shortened:" in stderr
-    evidence = (kit / "reports" / "evidence-v2.7.1.md").read_text()
+    evidence = (kit / "reports" / EVIDENCE).read_text()
     assert "TestIsGradEnabled.test_reports_no_grad" in evidence  # the full log is in the attachment
 
 
