@@ -259,6 +259,19 @@ def test_the_owner_file_is_cited_for_an_api_with_callers_nowhere_else(kit, ascen
     assert "this PR's file is `test/npu/test_clone_api.py`" in search
     assert API not in markdown and [api["name"] for api in facts["apis"]] == [CLONE]
     assert code == 1  # the fixture's own tests already call clone directly: a gap to explain
+    (gap,) = [gap for gap in facts["gaps"] if "outside this PR's files call" in gap]
+    assert gap.endswith(f"`python -m torch_npu_testing adds {CLONE} \"TEXT\"`")
+
+
+def test_what_the_new_tests_add_written_once_clears_the_callers_gap(kit, ascend_repo, tmp_path, capsys):
+    doc = table_doc()
+    doc["apis"][1]["adds_over_callers"] = "the clone's own grad mode, threads and the decorator form"
+    write(kit / "table.json", json.dumps(doc))
+    table._load.cache_clear()
+    code, _, _, markdown, facts = run_pr(kit, ascend_repo, tmp_path / "none", capsys, apis=(CLONE,))
+    assert not any("outside this PR's files call" in gap for gap in facts["gaps"]), facts["gaps"]
+    assert ("新增必要性 / what the new tests add over the 2 existing direct caller(s): the clone's own grad mode, "
+            "threads and the decorator form") in section(markdown, "【社区用例检索与新增必要性】")
 
 
 # --------------------------------------------------------------------------- missing facts
@@ -341,6 +354,14 @@ def test_usage_errors_exit_2_and_write_nothing(kit, ascend_repo, tmp_path, capsy
     code = cli_main(["pr", branch, "--ascend", ascend, "--out", str(kit / "reports"), "--kit", str(kit)] + extra)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and re.search(pattern, err[0]), err
+    assert not (kit / "reports").exists()
+
+
+def test_no_export_or_verify_record_of_the_branch_is_exit_2_and_nothing_written(kit, ascend_repo, capsys):
+    code = cli_main(["pr", BRANCH, "--ascend", str(ascend_repo), "--out", str(kit / "reports"), "--kit", str(kit),
+                     "--api", API])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and f"no export or verify record of {BRANCH}" in err[0], err
     assert not (kit / "reports").exists()
 
 
