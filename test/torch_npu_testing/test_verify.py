@@ -166,6 +166,23 @@ def fresh(tmp_path_factory):
     return clone(origin, root / "dest"), make_kit(root / "k")
 
 
+def without_xmlrunner(root):
+    """This interpreter, with a finder that hides ``xmlrunner`` (as an env without unittest-xml-reporting)."""
+    hide = root / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'xmlrunner':\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n")
+    python = root / "python-without-xmlrunner"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{hide}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    return python
+
+
 def _bad(capsys, argv, message, out):
     assert cli_main(argv) == 2
     error = capsys.readouterr().err.strip().splitlines()
@@ -175,7 +192,8 @@ def _bad(capsys, argv, message, out):
 
 @pytest.mark.parametrize("case", ["not a checkout", "no export recorded", "not exported", "file missing",
                                   "unknown api", "unknown env",
-                                  "env of another branch", "env without interpreter", "python without torch"])
+                                  "env of another branch", "env without interpreter", "python without torch",
+                                  "python without xmlrunner"])
 def test_bad_input_is_one_line_exit_2_nothing_written(fresh, exported, tmp_path, capsys, case):
     dest, kit = fresh
     out = tmp_path / "out"
@@ -193,6 +211,8 @@ def test_bad_input_is_one_line_exit_2_nothing_written(fresh, exported, tmp_path,
         "env of another branch": (base + ["--env", "v2_12"], "not an env of master"),
         "env without interpreter": (base + ["--env", "master_213"], "no interpreter for env master_213"),
         "python without torch": (base + ["--python", "/bin/false"], "cannot import torch"),
+        "python without xmlrunner": (base + ["--python", str(without_xmlrunner(tmp_path))],
+                                     "no module xmlrunner (the file's runner needs it): install it with `"),
     }[case]
     if case == "file missing":
         (dest / CONFIG).unlink()
