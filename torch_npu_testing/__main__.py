@@ -64,7 +64,17 @@ def main(argv=None):
     parser = build_parser()
     # Only the chosen command's module is imported (the others may need torch).
     if argv and argv[0] in COMMANDS:
-        module, parser = command_parser(argv[0])
+        try:
+            module, parser = command_parser(argv[0])
+        except ModuleNotFoundError as exc:  # a command whose module imports torch, run without torch
+            if exc.name != "torch":
+                raise
+            from .common.toolspython import require_torch
+            try:
+                require_torch(argv[0])
+            except UsageError as error:
+                print(f"torch_npu_testing: error: {error}", file=sys.stderr)
+            return 2
         args = parser.parse_args(argv[1:])
     else:
         parser.parse_args(argv)  # prints usage / help and exits

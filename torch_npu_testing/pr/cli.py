@@ -27,6 +27,7 @@ import sys
 from ..common import table
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
+from ..common.toolspython import require_torch
 from ..export import record as export_record
 from ..export.describe import description_name
 from ..task import gitrefs
@@ -92,6 +93,7 @@ def task_of(args):
 
 
 def main(args):
+    require_torch("pr")
     names, verify_path = task_of(args)
     command = ["python", "-m", "torch_npu_testing", "pr", args.branch, "--ascend", args.ascend,
                "--results", args.results, "--out", args.out] + (["--verify", args.verify] if args.verify else [])
