@@ -19,6 +19,7 @@ from ..common import table
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
 from ..common.results import sha256_of
+from ..common.toolspython import require_torch
 from . import output, score
 
 
@@ -174,6 +175,7 @@ def _document(args, prepared, mode, blocks, timing):
 
 
 def main(args):
+    require_torch("mutate")
     started = time.perf_counter()
     _check_file(args.file)
     prepared = _prepare(args, _api_names(args))
