@@ -15,8 +15,10 @@ Each follows from how a device port is built, not from one API, so every future 
   namedtuple or ``torch.return_types`` result loses its type and field names;
 - nn.Module (``module-hooks-skipped``): a port that calls ``module.forward`` instead of ``module(...)``, so
   forward hooks and pre-hooks of a module argument and its submodules do not run;
-- autocast (``autocast-ignored``): a port that runs its kernels outside the caller's autocast state;
-- default dtype (``default-dtype-ignored``): a port that creates tensors with an explicit float32;
+- autocast (``autocast-ignored``): a port that runs its kernels outside the caller's autocast state, so a
+  result autocast makes in bfloat16/float16 comes in the inputs' wider dtype;
+- default dtype (``default-dtype-ignored``): a port that creates tensors with an explicit float32, so a
+  result in a non-float32 default dtype (that no input has) comes in float32;
 - RNG (``rng-not-advanced``): a port that draws from its own generator, so the global stream does not move;
 - Python level (``copy-base-class``): a ``clone``/``copy`` that constructs the defining class instead of
   ``type(self)``, so a subclass's copy is the base class;
@@ -186,20 +188,53 @@ def _hooks_removed(args, kwargs):
             hooks.update(content)
 
 
-def _has_tensor_or_callable(result):
-    return bool(_tensor_leaves(result)) or returned.is_plain_callable(result)
+def _widest_float_input(args, kwargs):
+    floats = [t.dtype for t in _tensor_leaves((args, kwargs)) if t.is_floating_point()]
+    return max(floats, key=lambda dtype: dtype.itemsize, default=None)
 
 
-def _state_fault(code, description, active, context):
-    """The call (and a returned callable's) under ``context()`` when ``active()``; a call that made no tensor
-    is *not applicable* (its result cannot show the state)."""
+def _dtype_result_fault(code, description, wanted):
+    """Floating results in the dtype the ambient state chose (``wanted()``: the dtype a port that ignores the
+    state would not give, and the dtype it gives instead) returned in the other; a result whose dtype came
+    from an input of that dtype is not applicable."""
     def behaviour(real, args, kwargs):
-        if not active():
-            return real(*args, **kwargs), None
-        with context():
-            result = real(*args, **kwargs)
-        return result, CHANGED if _has_tensor_or_callable(result) else NOT_APPLICABLE
+        chosen = wanted(args, kwargs)
+        result = real(*args, **kwargs)
+        if chosen is None:
+            return result, (None if returned.is_plain_callable(result) else NOT_APPLICABLE)
+        state_dtype, port_dtype = chosen
+        verdicts = []
+
+        def fault(x):
+            inner, rebuild = tensors._physical(x)
+            if inner is None or inner.dtype is not state_dtype:
+                return x, NOT_APPLICABLE
+            return rebuild(inner.to(port_dtype)), CHANGED
+        faulted = _map_results(result, fault, verdicts)
+        verdict = _verdict(verdicts) or (NOT_APPLICABLE if not returned.is_plain_callable(result) else None)
+        return (faulted if verdict == CHANGED else result), verdict
     return Fault(code, "subsystems", description, through_returned_callables(behaviour))
+
+
+def _autocast_dtypes(args, kwargs):
+    """(autocast's dtype, the widest floating input's) when autocast is on and the inputs are wider."""
+    import torch
+
+    for device in _autocast_types():
+        if torch.is_autocast_enabled(device):
+            lower, widest = torch.get_autocast_dtype(device), _widest_float_input(args, kwargs)
+            if widest is not None and widest.itemsize > lower.itemsize:
+                return lower, widest
+    return None
+
+
+def _default_dtypes(args, kwargs):
+    """(the default dtype, float32) when the default is another floating dtype no floating input has."""
+    import torch
+
+    default = torch.get_default_dtype()
+    inputs = {t.dtype for t in _tensor_leaves((args, kwargs))}
+    return None if default is torch.float32 or default in inputs else (default, torch.float32)
 
 
 def _autocast_types():
@@ -218,38 +253,6 @@ def _device_type():
         return device_type()
     except Exception:  # noqa: BLE001 - an unresolvable device: the CPU's autocast alone
         return None
-
-
-def _autocast_on():
-    import torch
-    return any(torch.is_autocast_enabled(device) for device in _autocast_types())
-
-
-def _autocast_off():
-    import torch
-
-    stack = contextlib.ExitStack()
-    for device in _autocast_types():
-        if torch.is_autocast_enabled(device):
-            stack.enter_context(torch.autocast(device, enabled=False))
-    return stack
-
-
-def _default_not_float32():
-    import torch
-    return torch.get_default_dtype() is not torch.float32
-
-
-@contextlib.contextmanager
-def _float32_default():
-    import torch
-
-    saved = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float32)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(saved)
 
 
 @contextlib.contextmanager
@@ -334,10 +337,11 @@ def faults_for(target, takes_tensors, may_return_tensors, copy_names):
         ]
     if may_return_tensors:
         found += [
-            _state_fault("autocast-ignored", "the call runs outside the caller's autocast state", _autocast_on,
-                         _autocast_off),
-            _state_fault("default-dtype-ignored", "the call runs under float32 as the default dtype",
-                         _default_not_float32, _float32_default),
+            _dtype_result_fault("autocast-ignored", "results autocast made in its lower dtype returned in the "
+                                "inputs' wider dtype (a port that runs outside the caller's autocast)",
+                                _autocast_dtypes),
+            _dtype_result_fault("default-dtype-ignored", "results in the default dtype (not float32, no input's) "
+                                "returned in float32 (a port that creates tensors in float32)", _default_dtypes),
         ]
     found.append(_around("rng-not-advanced", "the global RNG stream not advanced by the call's draws", _rng_kept))
     if target.kind in ("method", "shared method") and target.attr in copy_names and isinstance(target.owner, type):
