@@ -20,6 +20,10 @@ import os
 
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
+from .standin import activate as _activate_standin  # noqa: E402 - after the variable above, before torch
+
+_activate_standin()  # TORCH_NPU_TESTING_STANDIN_NPU=simulated: the simulated NPU (docs/device.md)
+
 __all__ = ["TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least", "find_api",
            "run_in_thread"]
 __version__ = "0.1.0"

@@ -142,8 +142,8 @@ def test_the_stand_in_holds_dests_testcase_and_an_autoload_entry_point(tmp_path)
     assert variables[standin.SWITCH] == "available"
     with pytest.raises(UsageError, match="expected one of none, available"):
         standin.environment(str(overlay), "two")
-    with pytest.raises(UsageError, match="lacks test/torch_npu_testing/fixtures/standin_torch_npu"):
-        standin.fixture_dir(str(tmp_path))
+    with pytest.raises(UsageError, match="lacks torch_npu/__init__.py"):
+        standin.package_dir(str(tmp_path))
 
 
 def test_runner_of_reads_the_main_guards_run_tests():

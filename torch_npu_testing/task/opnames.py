@@ -15,34 +15,19 @@
   has, ``x.<op>(...)`` and, where it exists, the in-place ``x.<op>_(...)``, for the op and each alias.
 
 :func:`names` returns ``{"api", "torch", "targets", "aliases", "documented_aliases", "methods", "module"}``
-or raises :class:`UsageError` when torch is not importable here or the API does not resolve in it.
+or raises :class:`UsageError` when torch is not importable here (:func:`toolspython.require_torch`: one line
+naming the kit's tools interpreter) or the API does not resolve in it.
 """
 import importlib.util
-import os
 import re
 import sys
 
 from ..common.errors import UsageError
+from ..common.toolspython import require_torch
 
 ALIAS_RE = re.compile(r"Alias (?:for|of) :(?:func|meth|class):`~?(torch\.[\w.]+)`")
 # The namespaces whose docstrings name documented aliases (ops and their method forms).
 ALIAS_NAMESPACES = ("torch", "torch.Tensor", "torch.special", "torch.linalg", "torch.nn.functional")
-
-
-TOOLS_PYTHON = os.path.join(".tox", "unit", "bin", "python")
-
-
-def no_torch_message(tool, argv_hint):
-    """The one line a tool that needs torch prints under an interpreter without it: what to run instead (the
-    kit's tools interpreter, as README's task flow says)."""
-    return (f"{tool} needs torch, which {sys.executable} cannot import: run it with the kit's tools interpreter, "
-            f"`{TOOLS_PYTHON} -m torch_npu_testing {tool} {argv_hint}` (made by `tox -e unit --notest`); "
-            "without torch its re-exports, aliases and method forms would go unsearched")
-
-
-def require_torch(tool, argv_hint):
-    if importlib.util.find_spec("torch") is None:
-        raise UsageError(no_torch_message(tool, argv_hint))
 
 
 def _documented_aliases():
@@ -109,7 +94,7 @@ def defining_names(api):
 def names(api, tool="search"):
     """Every name ``api`` is called by here; UsageError without torch (naming ``tool``) or when ``api`` does not
     resolve."""
-    require_torch(tool, f"{api} --ascend DIR ...")
+    require_torch(tool)
     from . import locate
     row = locate.probe_here(api)
     if not row.get("found"):

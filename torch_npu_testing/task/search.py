@@ -55,6 +55,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from ..common.errors import UsageError
 from ..common import gitutil
+from ..common.toolspython import require_torch
 from . import apiname, callfinder, family, gitrefs, jsonfile, opnames, placement
 
 FORMAT = "torch_npu_testing.search/1"
@@ -258,7 +259,7 @@ def main(args):
     for alias in args.alias:
         apiname.parse(alias)
     jsonfile.check_json_target(args.json)
-    opnames.require_torch("search", " ".join(shlex.quote(arg) for arg in sys.argv[2:]) or f"{args.api} --ascend DIR")
+    require_torch("search")
     repos = [("ascend", gitrefs.check_ascend(args.ascend), args.branches or ["HEAD"])]
     if args.pytorch:
         repos.append(("pytorch", gitrefs.check_pytorch(args.pytorch), args.pytorch_branches or ["HEAD"]))
