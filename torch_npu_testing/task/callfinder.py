@@ -185,3 +185,10 @@ def find_tests(text, path, targets, owners=(), siblings=(), methods=(), owner_mo
 def hit_test_id(hit):
     parts = [hit["path"]] + ([hit["class"]] if hit["class"] else []) + [hit["test"]]
     return "::".join(parts)
+
+
+def hit_text(hit):
+    """How a hit calls the API, as search lists it (``direct call (calls it through helper `h` (line 8))``)."""
+    if hit["kind"] == "direct":
+        return "direct call" + ("" if hit["why"] == "calls it" else f" ({hit['why']})")
+    return f"{hit['kind']} ({hit['why']})"

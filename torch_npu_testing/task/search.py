@@ -211,12 +211,6 @@ def suggest_home(api, ascend, ref):
     return home["path"], f"search on {ref} ({commit[:7]}): new tests belong in {home['path']} ({home['why']})"
 
 
-def _hit_text(hit):
-    if hit["kind"] == "direct":
-        return "direct call" + ("" if hit["why"] == "calls it" else f" ({hit['why']})")
-    return f"{hit['kind']} ({hit['why']})"
-
-
 def render(doc):
     lines = [f"### search `{doc['api']}`", ""]
     methods = ", ".join(f"`x.{leaf}()`" for leaf in doc["methods"])
@@ -236,7 +230,7 @@ def render(doc):
             home = branch["home"]
             lines.append(f"New tests belong in `{home['path']}`: {home['why']}.")
             for hit in branch["hits"]:
-                lines.append(f"- `{callfinder.hit_test_id(hit)}` (line {hit['line']}): {_hit_text(hit)}")
+                lines.append(f"- `{callfinder.hit_test_id(hit)}` (line {hit['line']}): {callfinder.hit_text(hit)}")
             for path in branch["unparsable"]:
                 lines.append(f"- `{path}`: not parsable as Python 3, not checked")
             lines += ["", branch["summary"]]
