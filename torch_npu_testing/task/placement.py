@@ -106,7 +106,8 @@ def why(row):
         helpers = f" ({row['helpers']} through the file's helpers)" if row["helpers"] else ""
         detail.append(f"{row['direct']} call it{helpers}")
     if row["family"]:
-        detail.append(f"{row['family']} its family ({row['owner']} its owner or own module)")
+        owner = f" ({row['owner']} its owner or own module)" if row["owner"] else ""
+        detail.append(f"{row['family']} its family{owner}")
     if row["named"]:
         detail.append(f"{row['named']} named for it or its family")
     return parts[0] + (": " + ", ".join(detail) if detail else "")
