@@ -19,6 +19,7 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
+#include <ATen/NestedTensorImpl.h>
 #include <ATen/SparseCsrTensorImpl.h>
 #include <ATen/SparseCsrTensorUtils.h>
 #include <ATen/SparseTensorImpl.h>
@@ -340,6 +341,7 @@ struct Call {
     if (!device) device = t.device();
     if (t.layout() == c10::kSparse) return sparse_to_host(t);
     if (is_compressed(t.layout())) return compressed_to_host(t);
+    if (t.is_nested()) return nested_to_host(t);
     TORCH_CHECK(t.layout() == c10::kStrided, "simulated NPU: layout ", t.layout(), " is not served on the device");
     TORCH_CHECK(t.storage().device().type() == kNpu, "simulated NPU: an npu tensor whose memory is on ",
                 t.storage().device(), " (a fake tensor outside its mode?) cannot run on the device");
@@ -380,6 +382,22 @@ struct Call {
     at::sparse_csr::get_sparse_csr_impl(host)->set_member_tensors(compressed, plain, values, t.sizes());
     remember(host, t);
     return host;
+  }
+  // A nested (strided) tensor: a host nested tensor over an alias of its whole buffer, same metadata.
+  Tensor nested_to_host(const Tensor& t) {
+    key = c10::DispatchKey::NestedTensorCPU;
+    auto* impl = at::native::get_nested_tensor_impl(t);
+    Tensor buffer = to_host(impl->get_unsafe_storage_as_tensor());
+    auto host = at::detail::make_tensor<at::native::NestedTensorImpl>(buffer, impl->get_nested_sizes(),
+                                                              impl->get_nested_strides(), impl->get_storage_offsets());
+    remember(host, t);
+    return host;
+  }
+  Tensor nested_to_device(const Tensor& out) {
+    auto* impl = at::native::get_nested_tensor_impl(out);
+    Tensor buffer = to_device(impl->get_unsafe_storage_as_tensor());
+    return at::detail::make_tensor<at::native::NestedTensorImpl>(buffer, impl->get_nested_sizes(), impl->get_nested_strides(),
+                                                         impl->get_storage_offsets());
   }
   std::optional<Tensor> host_optional(const c10::IValue& item) {
     return item.isNone() ? std::optional<Tensor>() : std::optional<Tensor>(to_host(item.toTensor()));
@@ -423,6 +441,7 @@ struct Call {
     }
     if (out.layout() == c10::kSparse) return sparse_to_device(out);
     if (is_compressed(out.layout())) return compressed_to_device(out);
+    if (out.is_nested()) return nested_to_device(out);
     if (out.layout() == c10::kStrided) {
       for (const auto& base : bases) {
         if (base.first == out.storage().unsafeGetStorageImpl()) return view_over(base.second, out);
@@ -464,7 +483,9 @@ struct Call {
   // After the kernel: mutated arguments whose host side moved or changed shape get it back.
   void write_back() {
     for (const auto& arg : dense_args) write_back_dense(arg.first, arg.second);
-    for (const auto& arg : written) write_back_sparse(arg.second, arg.first);
+    for (const auto& arg : written) {
+      if (!arg.first.is_nested()) write_back_sparse(arg.second, arg.first);
+    }
   }
   static void write_back_dense(const Tensor& dev, const Tensor& host) {
     bool same_memory = host.storage().data() == dev.storage().data();
@@ -518,6 +539,7 @@ void fallback(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::ji
   Call call;
   if (keys.has(c10::DispatchKey::Sparse)) call.key = c10::DispatchKey::SparseCPU;     // also a factory of one
   if (keys.has(c10::DispatchKey::SparseCsr)) call.key = c10::DispatchKey::SparseCsrCPU;
+  if (keys.has(c10::DispatchKey::NestedTensor)) call.key = c10::DispatchKey::NestedTensorCPU;
   for (size_t i = first; i < stack->size(); ++i) {
     const auto* info = schema.arguments()[i - first].alias_info();
     call.writing = info && info->isWrite();
@@ -552,6 +574,9 @@ TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) { m.fallback(torch::CppFunction::mak
 TORCH_LIBRARY_IMPL(_, SparseCsrPrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
 }
+TORCH_LIBRARY_IMPL(_, NestedTensorPrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&fallback>());
+}
 
 // A sparse op with a CompositeExplicitAutograd default (is_coalesced, values, crow_indices, ...) would take
 // that default on the device instead of the fallback: each op the CPU serves for a sparse layout gets the
@@ -561,7 +586,8 @@ int register_sparse_kernels() {
   auto& dispatcher = c10::Dispatcher::singleton();
   std::vector<std::pair<c10::DispatchKey, c10::DispatchKey>> keys = {
       {c10::DispatchKey::SparseCPU, c10::DispatchKey::SparsePrivateUse1},
-      {c10::DispatchKey::SparseCsrCPU, c10::DispatchKey::SparseCsrPrivateUse1}};
+      {c10::DispatchKey::SparseCsrCPU, c10::DispatchKey::SparseCsrPrivateUse1},
+      {c10::DispatchKey::NestedTensorCPU, c10::DispatchKey::NestedTensorPrivateUse1}};
   for (const auto& key : keys) {
     libraries.push_back(std::make_unique<torch::Library>(torch::Library::IMPL, "aten", key.second, __FILE__,
                                                          __LINE__));
