@@ -21,6 +21,7 @@
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/NestedTensorImpl.h>
 #include <ATen/SparseCsrTensorImpl.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/SparseCsrTensorUtils.h>
 #include <ATen/SparseTensorImpl.h>
 #include <ATen/native/SparseTensorUtils.h>
@@ -632,6 +633,24 @@ TORCH_LIBRARY_IMPL(aten, Negative, m) {
   m.impl("_copy_from", torch::CppFunction::makeFallthrough());
   m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
+
+// ---------------------------------------------------------------------------------------- autocast
+// torch.autocast("npu"): the policy lists torch keeps for every backend (lower precision for matmul-like
+// ops, float32 for the sensitive ones, promotion for the mixed ones); every other op passes through.
+TORCH_LIBRARY_IMPL(_, AutocastPrivateUse1, m) { m.fallback(torch::CppFunction::makeFallthrough()); }
+#if defined(AT_FORALL_LOWER_PRECISION_FP) && defined(KERNEL_PRIVATEUSEONE)
+namespace autocast_policy {
+using namespace at::autocast;
+TORCH_LIBRARY_IMPL(aten, AutocastPrivateUse1, m) {
+#define SIMNPU_LOWER(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, lower_precision_fp)
+#define SIMNPU_FP32(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, fp32)
+#define SIMNPU_PROMOTE(...) KERNEL_PRIVATEUSEONE(__VA_ARGS__, promote)
+  AT_FORALL_LOWER_PRECISION_FP(SIMNPU_LOWER)
+  AT_FORALL_FP32(SIMNPU_FP32)
+  AT_FORALL_PROMOTE(SIMNPU_PROMOTE)
+}
+}  // namespace autocast_policy
+#endif
 
 // ------------------------------------------------------------------------- what torch.npu calls
 int64_t current_device() { return current; }
