@@ -213,10 +213,13 @@ def test_the_kits_runs_resolve_npu_with_the_standins_testcase(run_python):
             def runTest(self):
                 self.assertEqual(torch.tensor([1.0], device="npu"), torch.tensor([1], dtype=torch.int64))
         result = __import__("unittest").TextTestRunner(stream=open("/dev/null", "w")).run(Loose())
+        x = torch.ones(1, device="npu")
         print(json.dumps([device_type(), issubclass(TestCase, npu_testcase.TestCase), result.wasSuccessful(),
-                          torch_npu.__file__.startswith(torch_npu_testing.standin.FOLDER)]))
+                          torch_npu.__file__.startswith(torch_npu_testing.standin.FOLDER),
+                          torch_npu.npu_format_cast(x, 29) is x, torch_npu.utils.get_cann_version(),
+                          torch_npu.npu.utils._is_gte_cann_version("8.0.0"), torch_npu.npu is torch.npu]))
     """)
-    assert got == ["npu", True, True, True]
+    assert got == ["npu", True, True, True, True, "", False, True]
 
 
 def test_stream_and_event_basics(run_python):
