@@ -81,4 +81,6 @@ def _autoload():
         torch.distributed.is_hccl_available = lambda: False
 
 
+from . import utils  # noqa: E402,F401 - as the real torch_npu, which imports its utils at import
+
 _autoload()
