@@ -1157,7 +1157,7 @@ def storage_relations(inputs, outputs):
 
 
 def side_effect_inputs(device):
-    return grid(6).reshape(2, 3).to(device).requires_grad_(), grid(3).to(device)
+    return grid(6).reshape(2, 3).to(device).requires_grad_(), grid(3).clone().to(device)  # not views on any device
 
 
 @functools.lru_cache(maxsize=None)

@@ -59,6 +59,11 @@ def _refuse_a_real_torch_npu(torch, mine):
                            f"{torch._C._get_privateuse1_backend_name()!r} in this process")
 
 
+def npu_format_cast(tensor, acl_format):
+    """The NPU's internal formats do not exist on the host: the tensor itself, as in format ND."""
+    return tensor
+
+
 def _autoload():
     import torch
     import torch.distributed
@@ -75,5 +80,7 @@ def _autoload():
     if not hasattr(torch.distributed, "is_hccl_available"):
         torch.distributed.is_hccl_available = lambda: False
 
+
+from . import utils  # noqa: E402,F401 - as the real torch_npu, which imports its utils at import
 
 _autoload()

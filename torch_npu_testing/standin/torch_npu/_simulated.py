@@ -171,6 +171,9 @@ _FUNCTIONS = {
 }
 for _name, _value in _FUNCTIONS.items():
     setattr(module, _name, _value)
+module._sleep = lambda cycles: None
+# torch_npu.npu.utils: no CANN behind the simulated NPU, so no CANN version is at least any version
+module.utils = types.SimpleNamespace(_is_gte_cann_version=lambda version, module="CANN": False)
 
 
 def _let_autograd_threads_finish():

@@ -46,7 +46,11 @@ def library_path(environ=None):
 
 
 def compile_command(output):
+    import logging
+
     import torch
+    # a CUDA build of torch logs "No CUDA runtime is found" when cpp_extension is imported; no CUDA is used here
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     from torch.utils import cpp_extension
     compiler = os.environ.get("CXX", "").strip() or "c++"
     abi = int(bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
