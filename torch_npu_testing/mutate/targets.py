@@ -27,9 +27,7 @@ identity: the defining module's attribute and every alias bound to the same obje
 modules, in FILE's module and in the owning class (``torch.set_grad_enabled`` is
 ``torch.autograd.grad_mode.set_grad_enabled``). Both are undone by the returned ``restore``.
 """
-import ast
 import inspect
-import re
 import sys
 import types
 from dataclasses import dataclass, field
@@ -39,8 +37,7 @@ from ..suite.api_calls import INTERNAL_PACKAGES, resolve
 from ..task import apikind
 
 KINDS = apikind.FORMS
-EMPTY = inspect.Parameter.empty
-_PYBIND_SIGNATURE = re.compile(r"^\s*\w+\((?P<params>.*)\)\s*->\s*(?P<returns>.+?)\s*$")
+EMPTY = apikind.NO_DEFAULT
 _HOOK_PREFIX = "__torch_npu_testing_mutant_"
 
 
@@ -101,47 +98,11 @@ def _returns_class(function, text):
     return found if isinstance(found, type) else None
 
 
-def _split_top_level(text):
-    parts, depth, current = [], 0, ""
-    for char in text:
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    return [part for part in parts + [current.strip()] if part]
-
-
-def _literal(text):
-    """A docstring's default as its value (``1``, ``None``, ``'x'``); the text itself when it is no literal."""
-    if not text.strip():
-        return EMPTY
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError):
-        return text.strip()
-
-
 def pybind_params(builtin):
-    """``(params, returns)`` from a pybind docstring's first line, or ``([], "")`` when it has none."""
-    first = (getattr(builtin, "__doc__", None) or "").strip().splitlines()[:1]
-    match = _PYBIND_SIGNATURE.match(first[0]) if first else None
-    if match is None:
-        return [], ""
-    params = []
-    kind = "positional"
-    for item in _split_top_level(match.group("params")):
-        if item == "*":  # the rest are keyword-only (a Tensor method's docstring: ``addcdiv(t1, t2, *, value=1)``)
-            kind = "keyword"
-            continue
-        head, _, default = item.partition("=")
-        name, _, annotation = head.partition(":")
-        params.append(Param(name.strip(), kind, _literal(default), annotation.strip()))
-    return params, match.group("returns")
+    """``(params, returns)`` from a C builtin's docstring's first line (:func:`apikind.docstring_params`),
+    or ``([], "")`` when it has none."""
+    found, returns = apikind.docstring_params(builtin)
+    return [Param(name, kind, default, annotation) for name, kind, default, annotation in found], returns
 
 
 _KIND_NAMES = {inspect.Parameter.POSITIONAL_ONLY: "positional", inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional",

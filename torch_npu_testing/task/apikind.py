@@ -24,13 +24,17 @@ replace it) share.
 This module needs only the standard library (it reads objects, imports nothing), so a probe run by path in
 another interpreter may load it too.
 """
+import ast
 import inspect
+import re
 import types
 from dataclasses import dataclass
 
 CONTRACTS = ("context manager", "config module", "function", "C builtin", "other")
 FORMS = ("python function", "C builtin", "method", "shared method", "C method")
 COPY_NAMES = ("clone", "copy", "__copy__")
+_DOC_SIGNATURE = re.compile(r"^\s*\w+\((?P<params>.*)\)\s*->\s*(?P<returns>.+?)\s*$")
+NO_DEFAULT = inspect.Parameter.empty
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,47 @@ def classify(obj, owner, attr=""):
     found = contract(obj, owner)
     copy = found == "context manager" and attr in COPY_NAMES and is_context_manager_class(owner)
     return ApiKind(found, form(obj, owner), copy)
+
+
+def _split_top_level(text):
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [part for part in parts + [current.strip()] if part]
+
+
+def _literal(text):
+    """A docstring's default as its value (``1``, ``None``, ``'x'``); the text itself when it is no literal."""
+    if not text.strip():
+        return NO_DEFAULT
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return text.strip()
+
+
+def docstring_params(builtin):
+    """``([(name, kind, default, annotation)], returns)`` of a C builtin from its docstring's first line
+    (``_add_batch_dim(arg0: torch.Tensor, arg1: int) -> Tensor``; keyword-only after ``*``); ``([], "")``
+    when it has none. ``kind`` is positional or keyword; ``default`` :data:`NO_DEFAULT` when there is none."""
+    first = (getattr(builtin, "__doc__", None) or "").strip().splitlines()[:1]
+    match = _DOC_SIGNATURE.match(first[0]) if first else None
+    if match is None:
+        return [], ""
+    params, kind = [], "positional"
+    for item in _split_top_level(match.group("params")):
+        if item == "*":
+            kind = "keyword"
+            continue
+        head, _, default = item.partition("=")
+        name, _, annotation = head.partition(":")
+        params.append((name.strip(), kind, _literal(default), annotation.strip()))
+    return params, match.group("returns")

@@ -34,12 +34,13 @@ JSON (``--json PATH``)::
 
     {"format": "torch_npu_testing.new/2", "api": NAME, "path": PATH, "suggested_by": TEXT|null, "since": "2.9"|null,
      "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows],
-     "draft": "opinfo"|"scaffold"|null (null: an existing file joined), "opinfo": null (--no-opinfo) |
+     "draft": "opinfo"|"kind"|"scaffold"|null (null: an existing file joined), "kind": the API's kind
+     (task/apikind.py) when drafted by kind, else null, "opinfo": null (--no-opinfo or drafted by kind) |
      {"entries": [merged lookup entries, each with "torch": [releases]],
       "lookups": [{"python", "torch", "error", "entries": [[name, variant_test_name]...]}]},
      "written": [PATH...]}
 
-(Format 2 added ``draft`` and ``opinfo``.)
+(Format 2 added ``draft`` and ``opinfo``; ``"kind"`` as a draft, and the ``kind`` field, came later within it.)
 """
 import json
 import os
@@ -172,6 +173,9 @@ def draft(args, pythons, since, signature, drafted):
     if args.no_opinfo:
         drafted["draft"] = "scaffold"
         return render_file(args.api, since, signature)
+    kind_text = by_kind(args.api, since, pythons, drafted, ("context manager", "config module"))
+    if kind_text is not None:
+        return kind_text
     results = opinfo_probe.lookup_all(args.api, pythons)
     entries = opinfo_draft.merge(results)
     for line in opinfo_probe.summary_lines(args.api, results, entries):
@@ -180,11 +184,34 @@ def draft(args, pythons, since, signature, drafted):
         {"python": r["python"], "torch": r.get("torch"), "error": r.get("error"),
          "entries": [[e["name"], e["variant_test_name"]] for e in r.get("entries", [])]} for r in results]}
     if not entries:
+        kind_text = by_kind(args.api, since, pythons, drafted, ("function", "C builtin"))
+        if kind_text is not None:
+            return kind_text
         drafted["draft"] = "scaffold"
         return render_file(args.api, since, signature)
     drafted["draft"] = "opinfo"
     versions = sorted({r["torch"] for r in results if r.get("torch") and not r.get("error")}, key=jsonfile.version_key)
     return opinfo_draft.render(args.api, since, entries, versions, signature)
+
+
+def by_kind(api, since, pythons, drafted, kinds):
+    """The draft by kind (:mod:`kind_draft`) when the API is one of ``kinds``, else None (the reason printed)."""
+    from . import kind_draft
+
+    infos, problems = kind_draft.probe_infos(api, pythons or [sys.executable])
+    for line in problems:
+        print(line)
+    if not infos or infos[-1]["contract"] not in kinds:
+        return None
+    text, kind, problems = kind_draft.draft(api, since, pythons or [sys.executable], infos)
+    for line in problems:
+        print(line)
+    if text is None:
+        print(f"no draft by kind for {api}: {kind}")
+        return None
+    print(f"Drafted the generic contract of a {kind} (probed on {len(pythons or [sys.executable])} interpreters)")
+    drafted["draft"], drafted["kind"] = "kind", kind
+    return text
 
 
 def main(args):
@@ -202,7 +229,7 @@ def main(args):
     rows = locate.locate_all(args.api, pythons)
     since, _ = since_from(rows)
     signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
-    drafted = {"draft": None, "opinfo": None}
+    drafted = {"draft": None, "opinfo": None, "kind": None}
     files, chosen, left_out, existing = plan(kit, args.api, rel, since,
                                              lambda: draft(args, pythons, since, signature, drafted))
     for path, text in files.items():
@@ -210,7 +237,7 @@ def main(args):
     print_outcome(args, rel, note, rows, since, chosen, left_out, existing)
     jsonfile.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "suggested_by": note,
                                     "since": since, "branches": chosen, "left_out": left_out, "locate": rows,
-                                    "draft": drafted["draft"], "opinfo": drafted["opinfo"],
+                                    "draft": drafted["draft"], "kind": drafted["kind"], "opinfo": drafted["opinfo"],
                                     "written": sorted(files)})
     sys.stdout.flush()
     return 0
