@@ -71,8 +71,10 @@ def test_a_strong_file_kills_the_faults_it_can_observe(runs):
     assert scale["result-narrow"]["killed_by"] == "TestScale.test_floating_values_strides_and_history"
     assert scale["result-cpu"]["outcome"] == "no effect"  # a CPU run: the result is on the CPU already
     assert scale["result-view-copy"]["outcome"] == "not applicable"  # scale never returns a view
-    assert "strength fakeapi.scale: killed 13 of 13 (0 survived, 0 timeouts, 0 not reached, 3 no effect, " \
-           "1 not applicable)" in done.stdout
+    assert scale["result-once-differentiable"]["killed_by"] == "TestScale.test_second_order_gradients"
+    assert _outcomes(document, "fakeapi.settings.lookup")["error-message-generic"]["outcome"] == "killed"
+    assert "strength fakeapi.scale: killed 15 of 15 (0 survived, 0 timeouts, 4 not reached, 3 no effect, " \
+           "5 not applicable)" in done.stdout  # not reached: no in-place write, module, RNG draw or warning
 
 
 def test_a_survivor_the_docstring_explains_stays_scored_and_is_marked(runs):

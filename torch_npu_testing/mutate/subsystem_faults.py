@@ -82,9 +82,15 @@ def _once_differentiable(result, verdicts):
     from torch.autograd.function import once_differentiable
 
     class OnceDifferentiable(torch.autograd.Function):
+        generate_vmap_rule = True  # the setup_context form: usable while functorch transforms are active
+
         @staticmethod
-        def forward(ctx, x):
+        def forward(x):
             return x.view_as(x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
 
         @staticmethod
         @once_differentiable
@@ -96,7 +102,10 @@ def _once_differentiable(result, verdicts):
         if (inner is None or not torch.is_grad_enabled() or inner.grad_fn is None
                 or unpack_dual(inner).tangent is not None):
             return x, NOT_APPLICABLE
-        return rebuild(OnceDifferentiable.apply(inner)), CHANGED
+        try:
+            return rebuild(OnceDifferentiable.apply(inner)), CHANGED
+        except RuntimeError:  # a state where a custom Function cannot run: the real result (no free kill)
+            return x, NOT_APPLICABLE
     return _map_results(result, fault, verdicts)
 
 
@@ -255,17 +264,29 @@ def _device_type():
         return None
 
 
+def _rng_state():
+    """The CPU generator's state as bytes, read with any active dispatch mode (a FakeTensorMode an export keeps
+    entered) popped, so the fault's bookkeeping never meets a fake tensor."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        return torch.get_rng_state()
+
+
 @contextlib.contextmanager
 def _rng_kept(args, kwargs):
     import torch
+    from torch.utils._python_dispatch import _disable_current_modes
 
-    saved, verdicts = torch.get_rng_state(), []
+    saved, verdicts = _rng_state(), []
     try:
         yield verdicts
     finally:
-        if not torch.equal(saved, torch.get_rng_state()):
-            torch.set_rng_state(saved)
-            verdicts.append(CHANGED)
+        with _disable_current_modes():
+            if not torch.equal(saved, torch.get_rng_state()):
+                torch.set_rng_state(saved)
+                verdicts.append(CHANGED)
 
 
 # ------------------------------------------------------------------------------------------- Python level
