@@ -58,6 +58,16 @@ def test_once_differentiable_keeps_values_and_first_gradients_and_fails_a_second
     with torch.no_grad():
         assert call("result-once-differentiable", lambda t: t * 2, x)[1] == {"not applicable": 1}
 
+    class Custom(torch.autograd.Function):  # a custom Function's result: its own backward decides
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+    assert call("result-once-differentiable", Custom.apply, x)[1] == {"not applicable": 1}
+
 
 def test_tangent_dropped_only_where_there_is_a_tangent():
     x = torch.tensor([1.0, 2.0])
