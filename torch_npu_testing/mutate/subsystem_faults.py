@@ -6,7 +6,8 @@ Each follows from how a device port is built, not from one API, so every future 
 
 - autograd, higher order (``result-once-differentiable``): a port's kernel registered with a backward that
   is itself not differentiable (``once_differentiable``); values, history and first gradients stay right,
-  a second backward (``create_graph=True``) fails;
+  a second backward (``create_graph=True``) fails. Not applicable to the result of a custom
+  ``autograd.Function`` (a compiled graph's ``CompiledFunction``): its own backward decides its higher order;
 - autograd, forward mode (``result-tangent-dropped``): a port's kernel without a forward derivative that
   returns the primal alone, so a ``torch.autograd.forward_ad`` tangent is lost;
 - tensor identity (``version-not-bumped``): a port that writes through ``.data`` or raw device memory, so an
@@ -82,9 +83,15 @@ def _once_differentiable(result, verdicts):
     from torch.autograd.function import once_differentiable
 
     class OnceDifferentiable(torch.autograd.Function):
+        generate_vmap_rule = True  # the setup_context form: usable while functorch transforms are active
+
         @staticmethod
-        def forward(ctx, x):
+        def forward(x):
             return x.view_as(x)
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
 
         @staticmethod
         @once_differentiable
@@ -94,9 +101,12 @@ def _once_differentiable(result, verdicts):
     def fault(x):
         inner, rebuild = tensors._physical(x)  # a BatchedTensor: its physical tensor, rebuilt around the fault
         if (inner is None or not torch.is_grad_enabled() or inner.grad_fn is None
-                or unpack_dual(inner).tangent is not None):
+                or hasattr(inner.grad_fn, "_forward_cls") or unpack_dual(inner).tangent is not None):
+            return x, NOT_APPLICABLE  # a custom Function's result (a compiled graph's): its own higher order
+        try:
+            return rebuild(OnceDifferentiable.apply(inner)), CHANGED
+        except RuntimeError:  # a state where a custom Function cannot run: the real result (no free kill)
             return x, NOT_APPLICABLE
-        return rebuild(OnceDifferentiable.apply(inner)), CHANGED
     return _map_results(result, fault, verdicts)
 
 
@@ -255,17 +265,29 @@ def _device_type():
         return None
 
 
+def _rng_state():
+    """The CPU generator's state as bytes, read with any active dispatch mode (a FakeTensorMode an export keeps
+    entered) popped, so the fault's bookkeeping never meets a fake tensor."""
+    import torch
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        return torch.get_rng_state()
+
+
 @contextlib.contextmanager
 def _rng_kept(args, kwargs):
     import torch
+    from torch.utils._python_dispatch import _disable_current_modes
 
-    saved, verdicts = torch.get_rng_state(), []
+    saved, verdicts = _rng_state(), []
     try:
         yield verdicts
     finally:
-        if not torch.equal(saved, torch.get_rng_state()):
-            torch.set_rng_state(saved)
-            verdicts.append(CHANGED)
+        with _disable_current_modes():
+            if not torch.equal(saved, torch.get_rng_state()):
+                torch.set_rng_state(saved)
+                verdicts.append(CHANGED)
 
 
 # ------------------------------------------------------------------------------------------- Python level
