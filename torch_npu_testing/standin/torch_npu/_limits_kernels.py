@@ -12,8 +12,9 @@ the call (:func:`._limits.refusal`): a refused call raises ``RuntimeError`` in t
 device's host memory, as the device's own fallback does, so in-place and ``out=`` calls write the device tensor.
 
 Not replaced, and listed by :func:`install` (``skipped``): overloads that return a view of an input (their
-aliasing is the device's own kernel's), that draw random numbers (the device's generator), the device's own
-kernels (creation, copies, views: data movement) and names torch does not have.
+aliasing is the device's own kernel's), that draw random numbers (the device's generator), composite ones
+(autograd decomposes them; the operators they decompose into are checked), the device's own kernels
+(creation, copies, views: data movement) and names torch does not have.
 
 Every refusal is kept in :data:`MET` (``{(op, dtype or "-"): message}``): at exit the process prints one line
 per gap it met on stderr and, when ``$TORCH_NPU_TESTING_GAPS`` names a file, appends them to it as JSON lines
@@ -116,8 +117,22 @@ def _returns_view(schema):
     return any(ret.alias_info is not None and not ret.alias_info.is_write for ret in schema.returns)
 
 
+def _composite(op):
+    """A CompositeImplicitAutograd overload: a device kernel for it would bypass its autograd decomposition."""
+    import torch
+    try:
+        return torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "CompositeImplicitAutograd")
+    except RuntimeError:  # aten::acos.int and the like: TorchScript's, not the dispatcher's
+        return True
+
+
+RANDOM_WORDS = ("rand", "normal", "bernoulli", "dropout", "multinomial", "poisson", "uniform", "exponential",
+                "geometric", "cauchy", "rrelu")
+
+
 def _draws_random(schema):
-    return any("Generator" in str(arg.type) for arg in schema.arguments)
+    return (any("Generator" in str(arg.type) for arg in schema.arguments)
+            or any(word in schema.name for word in RANDOM_WORDS))
 
 
 def kernel_for(op, name, plan_op, product, device_type):
@@ -186,6 +201,8 @@ def install(table, device_type="npu", key="PrivateUse1"):
             op = getattr(packet, overload)
             full = f"{name}.{overload}" if overload != "default" else name
             why = ("the device's own kernel (data movement)" if name in OWN_KERNELS else
+                   None if plan_op["refused"] else  # refused outright: it never runs
+                   "composite or not a dispatcher operator" if _composite(op) else
                    "returns a view of an input" if _returns_view(op._schema) else
                    "draws random numbers from the device's generator" if _draws_random(op._schema) else None)
             if why:
