@@ -40,6 +40,7 @@ import sys
 
 from ..common.errors import UsageError
 from ..common import gitutil
+from ..common.toolspython import require_torch
 from . import apiname, gitrefs, jsonfile, locate
 from .docs_entries import heading_entry, method_entry, private_entry
 from .docs_reader import DOCS, PRIVATE, Page, tree_at, unescape
@@ -72,9 +73,13 @@ def common_prefix(a, b):
 
 # --------------------------------------------------------------------------- checking one version
 def api_kind(api):
-    """kind from this interpreter's torch when importable (class headings, attribute entries), else None."""
-    row = locate.probe_here_if_torch(api)
-    return None if row is None else row.get("kind")
+    """The API's kind in this interpreter's torch (class headings, attribute entries); UsageError when it does
+    not resolve there: docs never proposes an entry for an API that does not exist."""
+    row = locate.probe_here(api)
+    if not row.get("found"):
+        raise UsageError(f"{api} does not resolve in torch {row.get('torch')} here: {row.get('error') or 'not found'} "
+                         f"(check the name; `locate {api} --tox` probes every branch torch)")
+    return row.get("kind")
 
 
 def check_version(tree, api, version, private, kind, private_page):
@@ -212,6 +217,8 @@ def add_arguments(parser):
 def main(args):
     parts = apiname.parse(args.api)
     jsonfile.check_json_target(args.json)
+    require_torch("docs")
+    kind = api_kind(args.api)
     root = gitrefs.check_ascend(args.ascend)
     refs = [gitrefs.resolve_branch(root, ref) for ref in (args.branches or ["HEAD"])]
     docs_ref, docs_commit = gitrefs.master_ref(root)
@@ -222,7 +229,6 @@ def main(args):
     if args.write:
         check_writable(root, docs_ref, docs_commit)
     private = apiname.underscore_reason(parts) is not None
-    kind = api_kind(args.api)
     private_page = load_private(tree)
     versions, checked = [], {}  # a torch version shipped by several refs is checked once
     for ref, commit in refs:

@@ -47,6 +47,7 @@ import sys
 
 from ..common.errors import UsageError
 from ..common.layout import TABLE_REL
+from ..common.toolspython import require_torch
 from ..runtime.carried import parse_version
 from . import apiname, gitrefs, jsonfile, locate
 from .scaffold_text import render_file
@@ -202,6 +203,8 @@ def main(args):
     check_folder(args, kit, rel)
     locate.check_pythons(args.python)
     pythons = args.python or locate.tox_interpreters(kit)
+    if not pythons:
+        require_torch("new")
     rows = locate.locate_all(args.api, pythons)
     since, _ = since_from(rows)
     signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
@@ -219,17 +222,32 @@ def main(args):
     return 0
 
 
+def split_probed(kit, chosen, rows):
+    """``(probed, unprobed)``: the branches of ``chosen`` some of whose torches (the kit table's) were probed
+    (``rows``), and the others: a branch line claims only what was probed."""
+    with open(os.path.join(os.path.realpath(kit), TABLE_REL), encoding="utf-8") as handle:
+        branches = json.load(handle)["branches"]
+    seen = {parse_version(row["torch"])[:3] for row in rows if row.get("torch")}
+    probed = [name for name in chosen if any(parse_version(pins["torch"])[:3] in seen
+                                             for pins in branches[name]["envs"].values())]
+    return probed, [name for name in chosen if name not in probed]
+
+
 def print_outcome(args, rel, note, rows, since, chosen, left_out, existing):
     if note:
         print(note)
     found = ", ".join(row["torch"] for row in rows if row.get("torch") and row.get("found")) or "-"
     absent = ", ".join(row["torch"] for row in rows if row.get("torch") and not row.get("found")) or "-"
     kept = "; it is already a test file of the kit: add the new tests there" if existing else ""
-    print(f"{'Kept' if existing else 'Wrote'} {rel} (since: {since or 'all supported torch'}; found in torch "
+    print(f"{'Kept' if existing else 'Wrote'} {rel} (since: {since or 'every torch probed'}; found in torch "
           f"{found}; absent in {absent}){kept}")
     for row in rows:
         if not row.get("torch"):
             print(f"  not probed (ignored for since): {row.get('python')}: {row.get('error')}")
-    print(f"Added {args.api} to {TABLE_REL} (test_file {rel}); export sends it to {', '.join(chosen) or 'no branch'}")
+    probed, unprobed = split_probed(args.kit, chosen, rows)
+    print(f"Added {args.api} to {TABLE_REL} (test_file {rel}); export sends it to {', '.join(chosen) or 'no branch'}"
+          + (f"; probed on the torch of {', '.join(probed)}" if probed else "")
+          + (f"; not probed on the torch of {', '.join(unprobed)} (`locate {args.api} --tox` or that branch's tox "
+             "env shows whether it exists there)" if unprobed else ""))
     for branch, reason in left_out.items():
         print(f"  left out of {branch}: {reason}")
