@@ -177,6 +177,16 @@ def outcome(fn, sample):
     return "ok", [str(t.dtype) for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
 
 
+def on_device(test, dtype, run, api=None):
+    """``run()`` on DEVICE for ``dtype``: a dtype the device cannot hold (the copy there is the vehicle) is a
+    labelled skip; ``api`` refusing is expected where DOCUMENTED (from ``limits``) says so, else a failure."""
+    skip_unless_vehicle(test, f"{dtype} on {DEVICE}", lambda: torch.zeros(1, dtype=dtype).to(DEVICE))
+    name, (allow, exclude) = str(dtype).replace("torch.", ""), DOCUMENTED.get(api or API, (None, ""))
+    with api_limit(test, f"{api or API} {name}", (allow is not None and name not in allow.split())
+                   or name in exclude.split()):
+        return run()
+
+
 def as_torch(value):
     if isinstance(value, (list, tuple)):
         return type(value)(as_torch(item) for item in value)
@@ -189,7 +199,7 @@ def check_device_matches_cpu(test, op, fn, kind="test_compare_cpu"):
             with case(test, op, kind, dtype, label(dtype, index, sample)):
                 expected = call(fn, sample)
                 view = isinstance(expected, torch.Tensor) and expected._is_view()
-                assert_same(call(fn, moved(sample, DEVICE)), expected, strides=view)
+                assert_same(on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE))), expected, strides=view)
 
 
 def check_numpy_ref(test, op, fn, kind="test_numpy_ref"):
@@ -245,10 +255,17 @@ def views_of_inputs(result, sample):
     return [storage(t) in inputs for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor) and t.numel()]
 
 
-def assert_inplace(test, inplace, sample, expected, device="cpu"):
+def assert_inplace(test, inplace, sample, expected, device="cpu", api=None):
     """In-place on a copy of ``sample`` on ``device``: a result the input cannot hold (another shape, a dtype
     it cannot be cast to) is refused with RuntimeError; otherwise it is written into the input, which is
-    returned."""
+    returned. On a device, :func:`on_device` with ``api`` (the in-place variant's documented name)."""
+    if device != "cpu":
+        dtype = getattr(sample.input, "dtype", None)
+        return on_device(test, dtype, lambda: write_inplace(test, inplace, sample, expected, device), api)
+    write_inplace(test, inplace, sample, expected, device)
+
+
+def write_inplace(test, inplace, sample, expected, device):
     copy = moved(sample, device)
     if isinstance(expected, torch.Tensor) and (expected.shape != copy.input.shape
                                                or not torch.can_cast(expected.dtype, copy.input.dtype)):
@@ -283,7 +300,8 @@ def check_inplace(test, op, inplace, fn, device="cpu"):
             with case(test, op, "test_inplace", dtype, label(dtype, index, sample)):
                 if sample.broadcasts_input:
                     test.skipTest("the sample broadcasts its input: an in-place variant cannot resize it")
-                assert_inplace(test, inplace, sample, fn(sample.input, *sample.args, **sample.kwargs), device)
+                assert_inplace(test, inplace, sample, fn(sample.input, *sample.args, **sample.kwargs), device,
+                               f"torch.Tensor.{getattr(op.inplace_variant, '__name__', op.name + '_')}")
 
 
 def check_declared_dtypes(test, op, fn, kind="test_dtypes"):
@@ -307,7 +325,11 @@ def check_dtype_space(test, op, fn, kind="test_dtypes"):
                     cpu = moved(sample, "cpu", dtype, source)
                 except Exception as exc:  # noqa: BLE001 - a cast that cannot be made: not applicable
                     test.skipTest(f"not applicable: cannot cast to {dtype}: {type(exc).__name__}")
-                test.assertEqual(outcome(fn, moved(cpu, DEVICE)), outcome(fn, cpu))
+                expected = outcome(fn, cpu)
+                run = (lambda: outcome(fn, moved(cpu, DEVICE))) if expected[0] == "raised" else (
+                    lambda: ("ok", [str(t.dtype) for t in pytree.tree_leaves(call(fn, moved(cpu, DEVICE)))
+                                    if isinstance(t, torch.Tensor)]))
+                test.assertEqual(on_device(test, dtype, run), expected)
 
 
 def check_error_inputs(test, op, fn, kind="test_errors"):
@@ -371,7 +393,7 @@ def check_device_gradients(test, op, fn):
         for index, sample in enumerate(built(test, op, dtype, reference=False, requires_grad=True)):
             with test.subTest(label(dtype, index, sample)):
                 expected = gradients(op, fn, sample)
-                actual = gradients(op, fn, moved(sample, DEVICE))
+                actual = on_device(test, dtype, lambda: gradients(op, fn, moved(sample, DEVICE)))
                 test.assertEqual([g is None for g in actual], [g is None for g in expected])
                 assert_same([g for g in actual if g is not None], [g for g in expected if g is not None])
 '''
