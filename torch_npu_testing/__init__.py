@@ -6,7 +6,7 @@ The public names, all that a test file needs::
 
     from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
 
-(plus ``find_api``, ``run_in_thread``, and ``skip_unless_vehicle`` / ``api_limit`` for device limits).
+(plus ``find_api``, ``run_in_thread``; ``skip_unless_vehicle``, ``vehicle_refusal``, ``api_limit``: limits).
 They come from :mod:`torch_npu_testing.runtime`, the subpackage a test file uses at run time; everything
 else in the package is tooling.
 
@@ -26,7 +26,7 @@ from .standin import activate as _activate_standin  # noqa: E402 - after the var
 _activate_standin()  # TORCH_NPU_TESTING_STANDIN_NPU=simulated: the simulated NPU (docs/device.md)
 
 __all__ = ["TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least", "find_api",
-           "run_in_thread", "skip_unless_vehicle", "api_limit"]
+           "run_in_thread", "skip_unless_vehicle", "vehicle_refusal", "api_limit"]
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -38,6 +38,7 @@ _LAZY = {
     "find_api": "torch_npu_testing.runtime.carried",
     "run_in_thread": "torch_npu_testing.runtime.carried",
     "skip_unless_vehicle": "torch_npu_testing.runtime.carried_limits",
+    "vehicle_refusal": "torch_npu_testing.runtime.carried_limits",
     "api_limit": "torch_npu_testing.runtime.carried_limits",
 }
 

@@ -91,8 +91,8 @@ Release differences asserted: ``repr``/``str`` name the mode from torch 2.9 (an 
 ``torch.testing.assert_close`` cannot compare unequal float8 tensors on 2.7.1 (RuntimeError), so float8
 values are compared in float64 after their dtype is checked.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, torch_version_at_least
-from torch_npu_testing import skip_unless_vehicle
+from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
+                               skip_unless_vehicle)
 
 import collections
 import copy

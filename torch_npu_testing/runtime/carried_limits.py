@@ -37,6 +37,12 @@ def note_gap(kind, what, documented, message):
 def skip_unless_vehicle(test, what, probe):
     """Skip ``test`` (labelled, with the device's message) when the device refuses ``probe()``, the vehicle
     for ``what``; ``probe`` runs once per ``what`` in a run. Any other error is raised: it is no device limit."""
+    if vehicle_refusal(what, probe):
+        test.skipTest(f"device limit, vehicle {what}: {DEVICE_VEHICLES[what]}")
+
+
+def vehicle_refusal(what, probe):
+    """The device's refusal of ``probe()`` (run once per ``what``), or None: for code outside a test method."""
     if what not in DEVICE_VEHICLES:
         try:
             probe()
@@ -46,8 +52,7 @@ def skip_unless_vehicle(test, what, probe):
             if DEVICE_VEHICLES[what] is None:
                 raise
             note_gap("vehicle", what, None, DEVICE_VEHICLES[what])
-    if DEVICE_VEHICLES[what]:
-        test.skipTest(f"device limit, vehicle {what}: {DEVICE_VEHICLES[what]}")
+    return DEVICE_VEHICLES[what]
 
 
 @contextlib.contextmanager

@@ -51,14 +51,16 @@ def host_alias(tensor):
 
 
 def adopt(value, device):
-    """A new device tensor holding the CPU tensor ``value`` (the device's own creation kernel, a host copy)."""
+    """A new device tensor holding the CPU tensor ``value``: a copy of its storage, the same sizes, strides and
+    offset (the device's own creation and ``set_`` kernels, a host copy of the bytes)."""
     import torch
     if value.layout != torch.strided:
         return value.to(device)
-    layout = torch.empty_like(value)  # its strides when non-overlapping and dense, else contiguous ones
-    out = torch.empty_strided(layout.shape, layout.stride(), dtype=value.dtype, device=device)
-    host_alias(out).copy_(value)
-    return out
+    source = torch.empty(0, dtype=torch.uint8).set_(value.untyped_storage())
+    storage = torch.empty(source.numel(), dtype=torch.uint8, device=device)
+    host_alias(storage).copy_(source)
+    return torch.empty(0, dtype=value.dtype, device=device).set_(
+        storage.untyped_storage(), value.storage_offset(), value.shape, value.stride())
 
 
 def run_on_host(op, device_type, args, kwargs):
