@@ -1131,6 +1131,8 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
     def test_two_tensors_of_every_dtype_layout_and_size_match_eager(self):
         """One export of a TwoTensor per standard dtype, layout and size (TWO_TENSOR_CASES): two primals each; x * 2's
         dtype (bool: int64), parts, strides and gradients (floating and complex) are eager's."""
+        skip_unless_vehicle(self, f"x * 2 in every case's dtype on {DEVICE} (one export holds them all)", lambda: [
+            torch.ones(shape, dtype=dtype, device=DEVICE) * 2 for shape, dtype, _ in TWO_TENSOR_CASES.values()])
         primals = [n for n, _ in placeholders(shared("two_tensor").joint.graph_module) if n.startswith("primals")]
         self.assert_value(len(primals), 2 * len(TWO_TENSOR_CASES), "two primals per TwoTensor input")
         got = self.assert_matches_eager("TwoTensor space", shared("two_tensor"))

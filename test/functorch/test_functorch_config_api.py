@@ -970,9 +970,14 @@ def _compile(functions, seen):
 
 
 def eager_on_device(build, fn):
-    """A case's eager forward and backward on DEVICE: the vehicle of its compiled run."""
+    """A case's eager forward and backward on DEVICE: the vehicle of its compiled run (its leaf's grad kept)."""
     with torch.enable_grad():
-        _backward(as_tuple(fn(build(DEVICE)[1])))
+        leaf, inp = build(DEVICE)
+        before = leaf.grad
+        try:
+            _backward(as_tuple(fn(inp)))
+        finally:
+            leaf.grad = before
 
 
 def _compile_and_run(cases, *patches):
