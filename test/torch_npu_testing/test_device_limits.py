@@ -169,3 +169,27 @@ def test_the_gaps_table(capsys):
     err = capsys.readouterr().err
     assert "| vehicle | sparse_csr | - | m1 |" in err and "| API | torch.mul float64 | yes | m2 |" in err
     carried_limits.DEVICE_GAPS.clear()
+
+
+# --------------------------------------------------------------------------- the gaps table verify and pr carry
+def test_the_gaps_a_run_met_as_one_short_table(tmp_path, monkeypatch):
+    from torch_npu_testing.common import gaps
+    path = tmp_path / "gaps.jsonl"
+    monkeypatch.setenv(gaps.VARIABLE, str(path))
+    double = "aclnnMul not implemented for DT_DOUBLE"
+    path.write_text(json.dumps({"op": "mul", "dtype": "DT_DOUBLE", "message": double}) + "\n"
+                    + json.dumps({"op": "_to_copy", "dtype": "DT_UINT16", "message": "m | u16"}) + "\nnot json\n",
+                    encoding="utf-8")
+    carried_limits.DEVICE_GAPS[:] = [("vehicle", "x * k, torch.float64", None, double),
+                                     ("API", "torch.mul int16", False, "aclnnMul not implemented for DT_INT16")]
+    carried_limits.report_gaps()
+    carried_limits.DEVICE_GAPS.clear()
+    rows = gaps.read(path)
+    assert [(row["kind"], row["what"], row["documented"]) for row in rows] == [
+        ("vehicle", "x * k, torch.float64", None), ("API", "torch.mul int16", False),
+        ("device", "_to_copy DT_UINT16", None)]
+    table = gaps.render(rows)
+    assert table.splitlines()[:2] == gaps.HEADER and "| API | torch.mul int16 | no | aclnnMul" in table
+    assert "| device | _to_copy DT_UINT16 | - | m \\| u16 |" in table
+    assert gaps.render(rows, limit=1).endswith("2 more gaps in the record.")
+    assert gaps.read(tmp_path / "none.jsonl") == [] and gaps.render([]) == "No device gap met."

@@ -8,11 +8,13 @@ per ``what`` (a dtype, a layout) and skips with the device's message, never a pa
 *API under test* refusing inside :func:`api_limit` is expected (a labelled skip) when Ascend's docs document
 that limit, and a failure when they do not. A refusal is a ``RuntimeError`` in torch_npu's shapes
 (``aclnnMul not implemented for DT_DOUBLE``, ``... is not supported on <product>``). The gaps a run met are
-kept in ``DEVICE_GAPS`` and printed as one table at exit.
+kept in ``DEVICE_GAPS``, printed as one table at exit and appended to ``$TORCH_NPU_TESTING_GAPS`` when set.
 """
 # --- carried: begin
 import atexit
 import contextlib
+import json
+import os
 import re
 import sys
 
@@ -72,8 +74,14 @@ def api_limit(test, what, documented):
 
 
 def report_gaps(stream=None):
+    """The gaps met as one table on ``stream`` (stderr); appended as JSON lines to $TORCH_NPU_TESTING_GAPS."""
     if not DEVICE_GAPS:
         return
+    if os.environ.get("TORCH_NPU_TESTING_GAPS"):
+        with open(os.environ["TORCH_NPU_TESTING_GAPS"], "a", encoding="utf-8") as handle:
+            for kind, what, documented, message in DEVICE_GAPS:
+                handle.write(json.dumps({"kind": kind, "what": what, "documented": documented, "message": message},
+                                        ensure_ascii=False) + "\n")
     print("\ndevice gaps met:\n| kind | what | documented | message |\n| --- | --- | --- | --- |",
           file=stream or sys.stderr)
     for kind, what, documented, message in DEVICE_GAPS:
