@@ -1148,6 +1148,7 @@ class TestConfigPatchComputationLayouts(ComputationUnderPatch):
                 warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta state", UserWarning)
                 sparse = to_sparse(dense)
                 self.assert_tensor(doubled(sparse).to_dense(), doubled(dense), f"{label}: CPU eager x + x (accepted)")
+                skip_unless_vehicle(self, f"{label} on {DEVICE}", lambda: sparse.to(DEVICE))
                 self.check_refused(label, sparse, AssertionError, _compile([doubled], {}))
 
 
