@@ -69,7 +69,8 @@ On an accelerator every tensor lives on the device: vmap must succeed or raise a
 differ per device), its values equal the CPU loop's; chunks under randomness="same" rewind the CPU generator
 only (``torch.get_rng_state``), so on a device the second chunk is the generator's next draw.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, torch_version_at_least
+from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
+                               skip_unless_vehicle, vehicle_refusal)
 
 import collections
 import contextlib
@@ -675,6 +676,10 @@ class TestAddBatchDimDtypes(TestCase):
         counts_any_dtype = torch_version_at_least(VMAP_COUNT_NONZERO_ANY_DTYPE_SINCE)
         for dtype in DTYPES:
             x_cpu = values_of(dtype, (3, 4, 5), device="cpu")
+            with self.subTest(f"{dtype} on {DEVICE}"):  # the copy there is the vehicle
+                skip_unless_vehicle(self, f"{dtype} on {DEVICE}", lambda: x_cpu.to(DEVICE))
+            if vehicle_refusal(f"{dtype} on {DEVICE}", lambda: x_cpu.to(DEVICE)):
+                continue
             x = x_cpu.to(DEVICE)
             what = f"_add_batch_dim({dtype} on {DEVICE}, batch_dim=2)"
             with self.subTest(what), vmap_level(5) as level:
@@ -720,6 +725,9 @@ def cross_cases():
     """(label, tensor): conj/neg views of each complex dtype x transposed/step-sliced; channels_last(_3d) x the
     2-byte floats. Values as values_of (small integers), exact in every dtype."""
     for dtype in COMPLEX_DTYPES:
+        if vehicle_refusal(f"{dtype} on {DEVICE}", lambda: values_of(dtype, (1,))):
+            yield f"{dtype} on {DEVICE}", None  # the device cannot hold it: a skipped case
+            continue
         for view, base in (("transposed", values_of(dtype, (5, 3, 4)).transpose(0, 2)),
                            ("sliced with a step", values_of(dtype, (8, 3, 10))[::2, :, 1::2])):
             yield f"conj view of {view} {dtype}", base.conj()
@@ -835,6 +843,10 @@ class TestAddBatchDimLayouts(TestCase):
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "ComplexHalf support is experimental", UserWarning)
             for label, x in cross_cases():
+                if x is None:
+                    with self.subTest(label):
+                        skip_unless_vehicle(self, label, None)
+                    continue
                 self.check_strided_layout(label, x)
 
     def test_sparse_coo_is_batched_and_compressed_layouts_are_refused(self):

@@ -91,7 +91,8 @@ Release differences asserted: ``repr``/``str`` name the mode from torch 2.9 (an 
 ``torch.testing.assert_close`` cannot compare unequal float8 tensors on 2.7.1 (RuntimeError), so float8
 values are compared in float64 after their dtype is checked.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, torch_version_at_least
+from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
+                               skip_unless_vehicle)
 
 import collections
 import copy
@@ -710,6 +711,18 @@ class TestGradModeNeighbourModes(GradModeCase):
                     self.assertFalse(leaf.is_inference(), "the leaf made outside inference mode")
 
 
+def region_vehicle(values, factor, weight, dtype, arithmetic):
+    """The helper ops of the dtype test on the device, outside any grad mode (its vehicle, not the API)."""
+    x = values.to(DEVICE)
+    widened = x.to(wide(dtype))
+    nonzero = x != 0
+    results = [x * factor.to(DEVICE) if arithmetic else x.clone(), nonzero.sum(), widened.real.argmax(),
+               nonzero.nonzero()]
+    if arithmetic:
+        results.append(x * weight.to(DEVICE))
+    return results
+
+
 class TestCloneRegionDtypes(GradModeCase):
     """Results computed under a cloned mode, for every dtype: every output, history and gradients."""
 
@@ -742,6 +755,8 @@ class TestCloneRegionDtypes(GradModeCase):
             for mode in MODES:
                 what = f"{dtype}, mode={mode}"
                 with self.subTest(what):
+                    skip_unless_vehicle(self, f"the region's helper ops on {dtype}",
+                                        lambda: region_vehicle(values, factor, weight, dtype, arithmetic))
                     k = factor.to(DEVICE)
 
                     def compute():
@@ -952,6 +967,8 @@ class TestCloneRegionLayouts(CloneRegionCase):
             grads, values = differentiable(dtype), dense.to(dtype)
             what = f"{layout} {dtype}, mode={mode}"
             with self.subTest(what):
+                skip_unless_vehicle(self, f"{layout} of {dtype}", lambda: (convert(values.to(DEVICE)) * 2).to_dense())
+
                 def compute():
                     leaf = convert(values.to(DEVICE))
                     if grads:
@@ -1016,6 +1033,7 @@ class TestSetGradEnabledBadInput(GradModeCase):
         for label, make_value in self.BAD_MODES:
             for start in STARTS:
                 with self.subTest(f"{label}, start={start}"), torch.set_grad_enabled(start):
+                    skip_unless_vehicle(self, f"making a {label}", make_value)
                     value = make_value()
                     with self.assert_raises_exactly(TypeError, f"set_grad_enabled({label})", match="must be bool"):
                         torch.set_grad_enabled(value)

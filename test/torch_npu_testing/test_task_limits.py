@@ -213,3 +213,29 @@ def test_not_an_ascend_checkout_or_no_docs_at_the_ref(ascend, tmp_path, capsys):
     code, captured = run(capsys, "--ascend", str(ascend), "--torch", "2.13", "--ref", "nodocs",
                          "--out", str(tmp_path / "t.json"))
     assert code == 2 and f"has no {DOCS}/" in captured.err and not (tmp_path / "t.json").exists()
+
+
+# --------------------------------------------------------------------------- what new's OpInfo draft carries
+def test_the_documented_dtypes_of_an_api_and_its_tensor_forms(ascend, tmp_path, capsys):
+    from torch_npu_testing.common.errors import UsageError
+    from torch_npu_testing.task import limits, opinfo_draft
+    table, _ = table_of(capsys, ascend, tmp_path, "--torch", "2.13")
+    path = tmp_path / "t.json"
+    found, source = limits.documented_dtypes(str(path), "torch.mul")
+    assert found == {"torch.mul": (("bfloat16", "bool", "complex128", "complex64", "float16", "float32", "int16",
+                                    "int32", "int64", "int8", "uint8"), ())}
+    assert source == f"{DOCS}/pytorch_2-13-0 of {table['docs_from']}, {A2}"
+    assert limits.documented_dtypes(str(path), "torch.logaddexp")[0] == {"torch.logaddexp": (None, ("float64",))}
+    assert limits.documented_dtypes(str(path), "torch.unknown")[0] == {}
+    text = opinfo_draft.documented_text(limits.documented_dtypes(str(path), "torch.logaddexp"))
+    namespace = {}
+    exec(text, namespace)  # the draft's lines are Python that defines DOCUMENTED
+    assert namespace["DOCUMENTED"] == {"torch.logaddexp": (None, "float64")}
+    assert all(len(line) <= 120 for line in text.splitlines())
+    exec(opinfo_draft.documented_text(None), namespace)
+    assert namespace["DOCUMENTED"] == {}
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}", encoding="utf-8")
+    for given, said in ((bad, "not a torch_npu_testing.limits/1 table"), (tmp_path / "no.json", "cannot read")):
+        with pytest.raises(UsageError, match=said):
+            limits.documented_dtypes(str(given), "torch.mul")

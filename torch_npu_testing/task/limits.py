@@ -25,6 +25,7 @@ Prints the counts and the entries that carry a limit for the product; writes the
      "entries": {api: {"kind", "file", "line", "marks", "supported", "limits", "read", "text"}}}
 """
 import importlib.metadata
+import json
 import os
 import re
 
@@ -172,6 +173,28 @@ def render(table, out):
             lines.append(f"| `{api}` | {mark} | {describe(entry['limits']) or '-'} | {len(entry['text'])} |")
     lines += ["", f"Wrote {out}"]
     return "\n".join(lines)
+
+
+def documented_dtypes(path, api):
+    """``({name: (allowed or None, excluded)}, source)`` for ``api`` and its Tensor method and in-place forms in
+    the table at ``path`` (the union of a note's 'only' lists; its exclusions for every argument); UsageError
+    when ``path`` is no limits table."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            table = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--limits {path}: cannot read it ({exc})") from None
+    if not isinstance(table, dict) or table.get("format") != FORMAT:
+        raise UsageError(f"--limits {path}: not a {FORMAT} table (write one with `limits`)")
+    last = api.rsplit(".", 1)[-1]
+    found = {}
+    for name in dict.fromkeys((api, f"torch.Tensor.{last}", f"torch.Tensor.{last}_")):
+        limits = (table["entries"].get(name) or {}).get("limits") or {}
+        allow = sorted({d for words in limits.get("dtypes", {}).values() for d in words}) or None
+        exclude = sorted(limits.get("excluded", {}).get("*", ()))
+        if allow or exclude:
+            found[name] = (tuple(allow) if allow else None, tuple(exclude))
+    return found, f"{table['folder']} of {table['docs_from']}, {table['product']}"
 
 
 def slug(product):

@@ -129,6 +129,8 @@ def add_arguments(parser):
     parser.add_argument("--no-opinfo", action="store_true",
                         help="write the plain scaffold even where torch's OpInfo database has the op")
     parser.add_argument("--json", metavar="PATH", help=f"also write the {FORMAT} document")
+    parser.add_argument("--limits", metavar="TABLE",
+                        help="a table written by `limits`: an OpInfo draft expects the API's documented refusals")
 
 
 def choose_path(args):
@@ -168,7 +170,7 @@ def draft(args, pythons, since, signature, drafted):
     """The test file's text: the OpInfo draft when op_db has the API in an interpreter probed (unless
     ``--no-opinfo``), else the plain scaffold; says which, and where op_db could not be read, one line each.
     ``drafted`` receives the JSON's ``draft`` and ``opinfo`` fields."""
-    from . import opinfo_draft, opinfo_probe
+    from . import limits, opinfo_draft, opinfo_probe
 
     if args.no_opinfo:
         drafted["draft"] = "scaffold"
@@ -191,7 +193,8 @@ def draft(args, pythons, since, signature, drafted):
         return render_file(args.api, since, signature)
     drafted["draft"] = "opinfo"
     versions = sorted({r["torch"] for r in results if r.get("torch") and not r.get("error")}, key=jsonfile.version_key)
-    return opinfo_draft.render(args.api, since, entries, versions, signature)
+    documented = limits.documented_dtypes(args.limits, args.api) if args.limits else None
+    return opinfo_draft.render(args.api, since, entries, versions, signature, documented)
 
 
 def by_kind(api, since, pythons, drafted, kinds):

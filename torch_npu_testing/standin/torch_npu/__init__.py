@@ -74,6 +74,8 @@ def _autoload():
         _refuse_a_real_torch_npu(torch, _simulated.module)
         _simulated.install(torch)
         npu = _simulated.module
+        from . import _limits_kernels  # Ascend's documented limits, when $TORCH_NPU_TESTING_LIMITS names a table
+        _limits_kernels.install_from_environment()
     elif not hasattr(torch, "npu"):
         torch.utils.rename_privateuse1_backend("npu")    # as the real torch_npu names its device
         torch._register_device_module("npu", npu)

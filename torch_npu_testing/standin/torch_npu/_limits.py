@@ -95,10 +95,15 @@ def combine(said, flat=False):
     for arg in set().union(*mapped) if mapped else ():
         sets = [one.get(arg) for one in mapped]
         dtypes[arg] = None if any(allowed is None for allowed in sets) else set().union(*sets)
+    excluded = {}
+    for arg in set().union(*(limits.get("excluded", {}) for limits in said)) if said else ():
+        sets = [set(limits.get("excluded", {}).get(arg, ())) for limits in said]
+        excluded[arg if arg == "*" else ARG_NAMES.get(arg, arg)] = set.intersection(*sets)
     formats = None
     if said and all("formats" in limits for limits in said):
         formats = set().union(*(set(limits["formats"].get("memory_format", ())) for limits in said))
-    return {"dtypes": dtypes, "formats": formats}
+    return {"dtypes": dtypes, "excluded": {arg: words for arg, words in excluded.items() if words},
+            "formats": formats}
 
 
 def plan(table):
@@ -115,7 +120,7 @@ def plan(table):
         apis = sorted({api for api, _ in notes})
         merged = combine([limits for _, limits in notes], flat=key == "data movement")
         ops[key] = dict(merged, apis=apis, refused=all(mark is False for mark in marks[key]))
-    movement = ops.pop("data movement", {"apis": [], "dtypes": {}, "formats": None, "refused": False})
+    movement = ops.pop("data movement", {"apis": [], "dtypes": {}, "excluded": {}, "formats": None, "refused": False})
     movement["label"] = f"copies, factories and views (the most permissive of {len(movement['apis'])} documented APIs)"
     for name in MOVEMENT:
         ops[name] = dict(movement, refused=False)
@@ -147,6 +152,14 @@ def refusal(name, op, values, product, is_device):
                     said = op.get("label") or ", ".join(op["apis"])
                     return (f"aclnn{_camel(name)} not implemented for {dt_name(dtype)} (simulated NPU limits: "
                             f"{said} take {', '.join(sorted(allowed))})")
+    for note_arg, words in op.get("excluded", {}).items():
+        wanted = list(values.values()) if note_arg == "*" else [values.get(note_arg)]
+        for value in wanted:
+            for tensor in value if isinstance(value, (list, tuple)) else [value]:
+                dtype = _dtype_name(tensor, is_device)
+                if dtype in words:
+                    return (f"aclnn{_camel(name)} not implemented for {dt_name(dtype)} (simulated NPU limits: "
+                            f"{op.get('label') or ', '.join(op['apis'])} exclude {', '.join(sorted(words))})")
     fmt = values.get("memory_format")
     if op["formats"] and fmt is not None and str(fmt).replace("torch.", "") not in op["formats"]:
         return f"aclnn{_camel(name)}: memory_format {fmt} is not supported (documented: {sorted(op['formats'])})"
