@@ -63,7 +63,11 @@ def _run(args, cwd=None, **env):
 
 
 def _torch_npu_installed():
-    return importlib.util.find_spec("torch_npu") is not None
+    """A torch_npu in this env (the kit's stand-in, first on sys.path under TORCH_NPU_TESTING_STANDIN_NPU=simulated,
+    does not count: these checks' children run without the switch, so without it)."""
+    from importlib.machinery import PathFinder
+    from torch_npu_testing import standin
+    return PathFinder.find_spec("torch_npu", [path for path in sys.path if path != standin.FOLDER]) is not None
 
 
 _DEVICE_RUN = []

@@ -362,3 +362,23 @@ def test_the_tox_env_defaults_to_the_env_of_the_tables_tool_torch(monkeypatch):
     monkeypatch.setattr(table, "tool_torch", lambda: "9.9.9")
     with pytest.raises(ValueError, match="no env of the table pins tool_torch 9.9.9"):
         table.tool_env()
+
+
+def test_the_simulated_row_times_each_file_on_the_simulated_npu_against_twice_direct(tmp_path):
+    """--simulated: each file also runs as PY FILE with TORCH_NPU_TESTING_STANDIN_NPU=simulated (the direct row's
+    steps drop the switch, so an exported switch cannot slip into the CPU figure); target at most 2 x direct."""
+    plan = bench.build_plan("py", FILES[:2], str(tmp_path), coverage=False, simulated=True)
+    simulated = [step for step in plan if step.measurement == "simulated"]
+    direct = [step for step in plan if step.measurement == "direct"]
+    assert [step.argv for step in simulated] == [["py", path] for path in FILES[:2]]
+    assert all(step.environ({})["TORCH_NPU_TESTING_STANDIN_NPU"] == "simulated" for step in simulated)
+    assert all("TORCH_NPU_TESTING_STANDIN_NPU" not in step.environ({"TORCH_NPU_TESTING_STANDIN_NPU": "simulated"})
+               for step in direct)
+    assert "simulated" not in {step.measurement for step in bench.build_plan("py", FILES, str(tmp_path))}
+    rows = rows_by_name(bench.summarize({"floor": [2.0], "suite": [4.0], "direct": [8.0], "simulated": [16.0]},
+                                        file_count=2))
+    assert (rows["simulated"]["compared"], rows["simulated"]["within"]) == (2.0, True)
+    assert rows["simulated"]["target_text"] == "<= 2 x direct"
+    over = rows_by_name(bench.summarize({"floor": [2.0], "suite": [4.0], "direct": [8.0], "simulated": [16.5]},
+                                        file_count=2))
+    assert over["simulated"]["within"] is False
