@@ -4,16 +4,22 @@
 interpreter, a real subprocess) passes its real tests, keeps its placeholders failing with their labels,
 and fails against a broken implementation: one monkeypatched fault per contract area."""
 import functools
+import json
+import shutil
+import subprocess
 import sys
 import unittest
+from pathlib import Path
 
 import pytest
 import torch
 
+from torch_npu_testing.__main__ import main
 from torch_npu_testing.common import results
 from torch_npu_testing.suite.run import load_module
 from torch_npu_testing.task import kind_draft, kind_spec
 
+PACKAGE = Path(__file__).resolve().parents[2] / "torch_npu_testing"
 APIS = {"context manager": "torch.no_grad.clone", "config module": "torch._functorch.config.patch",
         "function": "torch.func.stack_module_state", "C builtin": "torch.promote_types"}
 
@@ -125,3 +131,20 @@ def test_a_c_builtins_faults_fail_their_areas(drafts, monkeypatch):
 def test_an_api_of_no_drafted_kind_gives_the_reason():
     text, why, _ = kind_draft.draft("torch.nn", None, [sys.executable])
     assert text is None and why == "no generic contract drafted for a other (None)"
+
+
+def test_new_writes_the_draft_by_kind_as_flake8_takes_it(tmp_path, capsys):
+    kit = tmp_path / "kit"
+    (kit / "torch_npu_testing" / "common").mkdir(parents=True)
+    (kit / "test" / "npu").mkdir(parents=True)
+    shutil.copy(PACKAGE / "common" / "table.json", kit / "torch_npu_testing" / "common" / "table.json")
+    rel, out = "test/npu/test_no_grad_clone_api.py", tmp_path / "new.json"
+    assert main(["new", "torch.no_grad.clone", "--path", rel, "--kit", str(kit), "--python", sys.executable,
+                 "--json", str(out)]) == 0
+    assert "Drafted the generic contract of a context manager (probed on 1 interpreters)" in capsys.readouterr().out
+    document = json.loads(out.read_text())
+    assert (document["draft"], document["kind"], document["opinfo"]) == ("kind", "context manager", None)
+    assert "PROBED = {" in (kit / rel).read_text()
+    lint = subprocess.run([sys.executable, "-m", "flake8", "--max-line-length", "120", str(kit / rel)],
+                          capture_output=True, text=True, check=False)
+    assert lint.returncode == 0, lint.stdout

@@ -14,30 +14,33 @@ import inspect
 import json
 import os
 import pprint
+import re
 import tempfile
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
 from . import by_path, jsonfile, kind_spec
-from .scaffold_text import KIT_HEADER, SCAFFOLD_NAMES, class_prefix, test_name
+from .scaffold_text import KIT_HEADER, class_prefix, test_name
 
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kind_probe.py")
 OBSERVE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kind_observe.py")
 PROBE_TIMEOUT_S = 240
-IMPORTS = f"from torch_npu_testing import {', '.join(SCAFFOLD_NAMES + ('run_in_thread',))}\n"
+IMPORT_NAMES = ("TestCase", "run_tests", "device_type", "requires_api")
+WIDTH = 120
+ALIAS_CHARS = 200
 SETUP = '''
 
-def hooked(module):
-    """``module`` with a forward hook that doubles its output."""
-    module.register_forward_hook(lambda mod, args, out: out * 2)
-    return module
-
-
-def expected(test, key):
-    """The observation ``key`` probed on this torch release; a release ``new`` did not probe skips."""
+def check(test, observed, key):
+    """``observed`` is what the probe saw for ``key`` on this torch release (floats within 1e-5); a release
+    ``new`` did not probe skips."""
     if RELEASE not in PROBED:
         test.skipTest(f"new probed torch {', '.join(PROBED)}, not {RELEASE}: run new again to probe it")
-    return PROBED[RELEASE][key]
+    test.assertIsNone(first_difference(flat(plain(observed)), PROBED[RELEASE][key]), key)
+
+
+def check_device(test, on_device, on_cpu):
+    """The device's observation against the CPU's at run time (floats within 1e-4)."""
+    test.assertIsNone(first_difference(on_device, on_cpu, rel=1e-4))
 '''
 
 
@@ -45,10 +48,19 @@ def _imports(modules):
     return "".join(f"import {module}  # noqa: F401\n" for module in modules)
 
 
-def helpers_text():
+def helpers_text(uses):
+    """The source of the helpers ``uses`` (text) calls, and of those they call, in :data:`HELPERS` order."""
     from . import kind_observe
-    return "\n\n" + "\n\n".join(textwrap.dedent(inspect.getsource(function)).rstrip() + "\n"
-                                for function in kind_observe.HELPERS)
+    sources = {function.__name__: textwrap.dedent(inspect.getsource(function)).rstrip() + "\n"
+               for function in kind_observe.HELPERS}
+    needed, text = set(), uses + SETUP
+    while True:
+        found = {name for name in sources if re.search(rf"\b{name}\(", text)} - needed
+        if not found:
+            break
+        needed |= found
+        text += "".join(sources[name] for name in found)
+    return "\n\n" + "\n\n".join(source for name, source in sources.items() if name in needed)
 
 
 def observations(areas):
@@ -57,7 +69,8 @@ def observations(areas):
 
 def probe_text(modules, areas, setup):
     return ("import functools\nimport json\n\nimport torch\n" + _imports(modules)
-            + "\nDEVICE = 'cpu'\nPROBED = {}\nRELEASE = None\n" + helpers_text() + (setup or "") + SETUP
+            + "\nDEVICE = 'cpu'\nPROBED = {}\nRELEASE = None\n" + helpers_text(repr(observations(areas)))
+            + (setup or "") + SETUP
             + f"\nOBSERVATIONS = {observations(areas)!r}\n")
 
 
@@ -94,14 +107,51 @@ def probe_observations(modules, areas, setup, pythons):
 
 
 def _literal(name, value):
-    return f"{name} = " + pprint.pformat(value, width=112, sort_dicts=True, compact=True) + "\n"
+    """``name = value`` as flake8 (max line 120) takes it: pprint's continuation lines under the bracket."""
+    prefix = f"{name} = "
+    lines = pprint.pformat(value, width=WIDTH - len(prefix), sort_dicts=True, compact=True).splitlines()
+    return prefix + lines[0] + "".join("\n" + " " * len(prefix) + line for line in lines[1:]) + "\n"
+
+
+def _split_arguments(text):
+    """``(head, [arguments], tail)`` of the first call in ``text`` (``f(a, b)[k]`` -> ``f(``, a/b, ``)[k]``)."""
+    start = text.index("(")
+    depth, parts, current = 0, [], ""
+    for index in range(start + 1, len(text)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                return text[:start + 1], parts + [current.strip()], text[index:]
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return text, [], ""
+
+
+def wrapped(text, column):
+    """``text`` starting at ``column``, its first call's arguments one per line under the bracket when the
+    line would pass :data:`WIDTH` (nested calls wrapped the same way)."""
+    if column + len(text) + 2 <= WIDTH or "(" not in text:
+        return text
+    head, arguments, tail = _split_arguments(text)
+    if not arguments:
+        return text
+    inner = column + len(head)
+    lines = [wrapped(argument, inner) for argument in arguments]
+    return head + (",\n" + " " * inner).join(lines) + tail
 
 
 def aliases(probed):
-    """``{key: earlier key}`` for each observation equal to an earlier one on every release probed (a test
-    then compares with the earlier one, and the draft states each value once)."""
+    """``{key: earlier key}`` for each large observation (over :data:`ALIAS_CHARS` as JSON) equal to an
+    earlier one on every release probed: a test then compares with the earlier one, and the draft states
+    the value once (a small one is clearer written out)."""
     found, releases = {}, list(probed)
-    keys = list(probed[releases[0]])
+    keys = [key for key in probed[releases[0]] if len(json.dumps(probed[releases[0]][key])) > ALIAS_CHARS]
     for index, key in enumerate(keys):
         same = next((other for other in keys[:index] if other not in found and all(
             probed[r].get(key) == probed[r].get(other) for r in releases)), None)
@@ -125,12 +175,19 @@ def probed_text(probed):
     return text + f"PROBED = {{{entries}}}\n"
 
 
+def _call(function, first, second):
+    """``function(self, first,\n second)`` at a test body's indent, under the bracket as flake8 wants."""
+    column = 8 + len(function) + 1
+    return (f"        {function}(self, {wrapped(first, column + 6)},\n"
+            f"{' ' * column}{wrapped(second, column)})\n")
+
+
 def _test_text(name, doc, pairs, same):
     if pairs[0][0] is None:
-        body = f"        self.assertEqual({pairs[0][1]},\n                         {pairs[1][1]})\n"
+        body = _call("check_device", pairs[0][1], pairs[1][1])
     else:
-        body = "".join(f"        self.assertEqual({text},\n"
-                       f"                         expected(self, {same.get(key, key)!r}))\n" for key, text in pairs)
+        body = "".join(_call("check", text, repr(same.get(key, key))) for key, text in pairs)
+    doc = "\n        ".join(textwrap.wrap(doc, WIDTH - 14))
     return f"\n    def {name}(self):\n        \"\"\"{doc}\"\"\"\n{body}"
 
 
@@ -150,6 +207,7 @@ def classes_text(api, since, areas, same):
 def render(api, since, info, spec, probed):
     areas, setup = spec
     same = aliases(probed)
+    classes = classes_text(api, since, areas, same)
     kept = {release: {k: v for k, v in observed.items() if k not in same} for release, observed in probed.items()}
     releases = ", ".join(probed)
     doc = ('"""API consistency on the test device of\n\n'
@@ -160,10 +218,13 @@ def render(api, since, info, spec, probed):
            "are the placeholders of the last class, which fail with their label until written. Say here which\n"
            "contract areas do not apply and why. Not drafted: forward-mode and second-order autograd.\n"
            '"""\n')
-    return (KIT_HEADER + doc + "import functools\nimport json\n\n" + IMPORTS + "\nimport torch\n"
+    helpers = helpers_text(classes)
+    standard = "import functools\nimport json\n" if "functools." in helpers else "import json\n"
+    names = IMPORT_NAMES + (("run_in_thread",) if "run_in_thread(" in helpers else ())
+    return (KIT_HEADER + doc + standard + f"\nfrom torch_npu_testing import {', '.join(names)}\n\nimport torch\n"
             + _imports(info["modules"]) + f"\nAPI = {json.dumps(api)}\nDEVICE = device_type()\n"
-            + "RELEASE = torch.__version__.split(\"+\")[0]\n" + helpers_text() + (setup or "") + SETUP + "\n\n"
-            + probed_text(kept) + classes_text(api, since, areas, same)
+            + "RELEASE = torch.__version__.split(\"+\")[0]\n" + helpers + (setup or "") + SETUP + "\n\n"
+            + probed_text(kept) + classes
             + '\n\nif __name__ == "__main__":\n    run_tests()\n')
 
 

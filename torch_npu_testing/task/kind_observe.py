@@ -42,6 +42,21 @@ def plain(value):
     return json.loads(json.dumps(value))
 
 
+def flat(value, path=""):
+    """``value`` as ``{path: leaf}`` (``1/result/tensor``): nested dicts and lists of containers flattened, a
+    list of numbers or strings kept as one leaf, so a draft states each observation two levels deep."""
+    if isinstance(value, dict) and value:
+        items = value.items()
+    elif isinstance(value, list) and any(isinstance(item, (dict, list)) for item in value):
+        items = enumerate(value)
+    else:
+        return {path or "/": value}
+    found = {}
+    for key, item in items:
+        found.update(flat(item, f"{path}/{key}" if path else str(key)))
+    return found
+
+
 def outcome(action):
     """``["ok", result]``, or ``["raises", exception type]``; the global state restored either way."""
     saved = torch.is_grad_enabled()
@@ -55,15 +70,13 @@ def outcome(action):
 
 def from_both(run):
     """``run()`` from grad mode on and from grad mode off (a switch that changes nothing from one start
-    still shows what it does from the other); the mode restored after."""
-    saved, seen = torch.is_grad_enabled(), {}
-    try:
-        for start in (True, False):
-            torch.set_grad_enabled(start)
-            seen["from grad " + ("on" if start else "off")] = run()
-        return seen
-    finally:
-        torch.set_grad_enabled(saved)
+    still shows what it does from the other), each in a new thread: grad and inference mode start at their
+    defaults there, and whatever the API leaves set (upstream's re-entry of one inference_mode object does)
+    ends with the thread instead of leaking into the test's."""
+    def start_at(mode):
+        torch.set_grad_enabled(mode)
+        return run()
+    return {"from grad " + ("on" if mode else "off"): run_in_thread(start_at, mode) for mode in (True, False)}
 
 
 def observe_enter(make):
@@ -185,7 +198,7 @@ def describe(value, depth=0):
     their type and items (namedtuples by name and fields); modules and other objects by type."""
     if isinstance(value, torch.Tensor):
         values = value.detach().cpu().to(torch.complex128 if value.is_complex() else torch.float64)
-        flat = [round(v, 6) if not isinstance(v, complex) else [round(v.real, 6), round(v.imag, 6)]
+        flat = [float(f"{v:.8g}") if not isinstance(v, complex) else [float(f"{v.real:.8g}"), float(f"{v.imag:.8g}")]
                 for v in values.flatten().tolist()[:64]]
         return {"tensor": [str(value.dtype), list(value.shape), list(value.stride()), value.requires_grad, flat]}
     if depth > 4:
@@ -240,8 +253,9 @@ def observe_call(build, call):
 
 
 def observe_patch(module, make_patch, key, value):
-    """A config module patched by ``make_patch(*args, **kwargs)`` (the API): the value inside and after for
-    every form, as a decorator, and the module's copy, save and hash while the patch is active."""
+    """A config module patched by ``make_patch(*args, **kwargs)`` (the API, ``module.patch`` as the test looks
+    it up): the value inside and after for every form, as a decorator, and the module's copy, save and hash
+    while the patch is active."""
     def inside(make):
         before = getattr(module, key)
         with make():
@@ -271,11 +285,31 @@ def to_device(value, device):
     return value
 
 
+def first_difference(observed, wanted, rel=1e-5, path="observation"):
+    """Where ``observed`` differs from ``wanted`` (None when it does not): floats within ``rel`` (relative, and
+    as much absolute), the rest exactly, so a different reduction order is no difference and a value
+    moved by 1e-3 is."""
+    if isinstance(wanted, dict) and isinstance(observed, dict):
+        if observed.keys() != wanted.keys():
+            return f"{path}: keys {sorted(observed)} != {sorted(wanted)}"
+        found = (first_difference(observed[k], wanted[k], rel, f"{path}[{k!r}]") for k in wanted)
+        return next((difference for difference in found if difference), None)
+    if isinstance(wanted, list) and isinstance(observed, list):
+        if len(observed) != len(wanted):
+            return f"{path}: {len(observed)} items != {len(wanted)}"
+        found = (first_difference(o, w, rel, f"{path}[{i}]") for i, (o, w) in enumerate(zip(observed, wanted)))
+        return next((difference for difference in found if difference), None)
+    if isinstance(wanted, float) and isinstance(observed, float) and not isinstance(observed, bool):
+        close = abs(observed - wanted) <= rel * max(abs(wanted), 1.0) or observed == wanted
+        return None if close else f"{path}: {observed!r} != {wanted!r}"
+    return None if observed == wanted and type(observed) is type(wanted) else f"{path}: {observed!r} != {wanted!r}"
+
+
 def observe_bad_call(call):
     """The exception type a bad call raises (``["ok", ...]`` when it does not)."""
     return plain(outcome(lambda: describe(call())))
 
 
-HELPERS = (extra_state, global_state, changed, plain, outcome, from_both, observe_enter, observe_exception,
+HELPERS = (extra_state, global_state, changed, plain, flat, outcome, from_both, observe_enter, observe_exception,
            _decorated_target, observe_decorated, _decorated, observe_nested, observe_thread, observe_copy, describe,
-           _tensors, observe_call, observe_patch, to_device, observe_bad_call)
+           _tensors, observe_call, observe_patch, to_device, first_difference, observe_bad_call)

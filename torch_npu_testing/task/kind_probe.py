@@ -57,7 +57,7 @@ def _config_keys(module):
     ignored = set(getattr(module, "_compile_ignored_keys", ()) or ())
     config = module.get_config_copy()
     return sorted(key for key, value in config.items() if isinstance(value, bool) and key not in ignored
-                  and "." not in key)
+                  and "." not in key and key.islower() and not key.startswith("_"))
 
 
 def info(name):
@@ -82,7 +82,8 @@ def observe(path):
     namespace = {"__name__": "kind_probe_text", "run_in_thread": carried.run_in_thread}
     with open(path, encoding="utf-8") as handle:
         exec(compile(handle.read(), path, "exec"), namespace)  # noqa: S102 - the probe text new wrote
-    observed = {key: namespace["plain"](eval(text, namespace)) for key, text in namespace["OBSERVATIONS"].items()}
+    flat, plain = namespace["flat"], namespace["plain"]
+    observed = {key: flat(plain(eval(text, namespace))) for key, text in namespace["OBSERVATIONS"].items()}
     return {"torch": torch.__version__.split("+")[0], "observed": observed}
 
 

@@ -8,10 +8,33 @@ in every torch it probes, and the drafted test asserts that the same expression 
 ``key`` for the running release. :func:`spec` returns None (with the reason) for what it cannot draft, and
 the draft's own setup text (a config module's ``extra_state``: its patched key watched as global state).
 """
+from .scaffold_text import test_name
+
 DECORATED = ("function", "raising", "method", "generator", "class", "partial")
-MODULES = (("linear", "torch.nn.Linear(3, 2)"), ("batch norm (buffers)", "torch.nn.BatchNorm1d(3)"),
-           ("sequential (a submodule)", "torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU())"),
-           ("linear with a forward hook", "hooked(torch.nn.Linear(3, 2))"))
+MODULES = (("linear", "linear()"), ("batch norm (buffers)", "batch_norm()"),
+           ("sequential (a submodule)", "sequential()"), ("linear with a forward hook", "hooked_linear()"))
+MODULE_SETUP = '''
+
+def linear():
+    return torch.nn.Linear(3, 2)
+
+
+def batch_norm():
+    """A module with buffers (running statistics, written by a call in training mode)."""
+    return torch.nn.BatchNorm1d(3)
+
+
+def sequential():
+    """A module with submodules."""
+    return torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU())
+
+
+def hooked_linear():
+    """A module with a forward hook that doubles its output."""
+    module = torch.nn.Linear(3, 2)
+    module.register_forward_hook(lambda mod, args, out: out * 2)
+    return module
+'''
 DTYPES = ("torch.float32", "torch.float64", "torch.float16", "torch.bfloat16", "torch.complex64", "torch.int64",
           "torch.uint8", "torch.bool")
 PLACEHOLDERS = ("what the API computes, beyond the generic contract of its kind",
@@ -37,7 +60,10 @@ def _sample(param):
 
 
 def _required(params):
-    return [p for p in params if p["kind"] in ("positional", "keyword") and p["default"] is None]
+    """The parameters a call passes: those without a default, and those defaulting to None that take the
+    inputs (``functional_call``'s ``args``)."""
+    return [p for p in params if p["kind"] in ("positional", "keyword") and (
+        p["default"] is None or p["default"] == "None" and _sample(p) == "(torch.randn(4, 3),)")]
 
 
 def _arguments(params):
@@ -122,10 +148,10 @@ def _config_module(api, info, keys):
         return None, "no boolean key that every torch probed has"
     key = keys[0]
     value = not info["config_defaults"][key]
-    observe = f"observe_patch({module}, lambda *args, **kwargs: {patch}(*args, **kwargs), {key!r}, {value!r})"
+    observe = f"observe_patch({module}, {patch}, {key!r}, {value!r})"
     setup = (f"\n\ndef extra_state():  # noqa: F811 - the helper's, for this API\n"
              f"    \"\"\"The patched key of the config module, watched as global state.\"\"\"\n"
-             f"    return {{{(module + '.' + key)!r}: {module}.{key}}}\n")
+             f"    return {{\"patched key\": {module}.{key}}}\n")
     forms = ("key, value", "dict", "keywords", "empty", "decorator")
     areas = [("PatchForms", f"every patch form sets {key} inside and restores it; copy, save and hash reflect it",
               [(f"test_patch_{form.replace(', ', '_')}", f"patch by {form}: the value inside, copy/save/hash, restore.",
@@ -147,12 +173,13 @@ def _function(api, info):
         inputs = ", ".join(sample.replace("MODULE", module) for sample in samples) + ","
         suffix = f" ({label})" if label else ""
         keywords = ", ".join(f"{n}=inputs[{i}]" for i, n in enumerate(names))
-        tests.append((f"test_call{'_' + label.split()[0] if label else ''}",
+        named = "_" + test_name(label)[5:] if label else ""
+        tests.append((f"test_call{named}",
                       f"The result, inputs written, aliasing, state and gradients{suffix}, positionally and by "
                       "keyword.", [(f"call{suffix}", f"observe_call(lambda: ({inputs}), {api})"),
                                    (f"keywords{suffix}", f"observe_call(lambda: ({inputs}), lambda *inputs: "
                                     f"{api}({keywords}))")]))
-        device.append((f"test_device_matches_cpu{'_' + label.split()[0] if label else ''}",
+        device.append((f"test_device_matches_cpu{named}",
                        f"On the test device, as on the CPU{suffix}.", [
                            (None, f"observe_call(lambda: to_device(({inputs}), DEVICE), {api})"),
                            (None, f"observe_call(lambda: ({inputs}), {api})")]))
@@ -167,7 +194,7 @@ def _function(api, info):
                 f"dtype {dtype}", f"observe_bad_call(lambda: {api}("
                 f"{', '.join(samples[:dtype_at] + [dtype] + samples[dtype_at + 1:])}))")]) for dtype in DTYPES]))
     areas.append(_bad_input(api, [s.replace("MODULE", MODULES[0][1]) for s in samples], names))
-    return areas, None
+    return areas, MODULE_SETUP if kinds is MODULES else None
 
 
 def spec(api, infos):
@@ -177,8 +204,9 @@ def spec(api, infos):
     if info["contract"] == "context manager" and drafted_form:
         return _context_manager(api, info)
     if info["contract"] == "config module":
-        keys = [k for k in info["config_keys"] if all(k in other["config_keys"] and other["config_defaults"][k]
-                                                      == info["config_defaults"][k] for other in infos)]
+        defaults = info["config_defaults"]
+        keys = [k for k in sorted(info["config_keys"], key=lambda k: (len(k), k)) if all(
+            k in other["config_keys"] and other["config_defaults"][k] == defaults[k] for other in infos)]
         return _config_module(api, info, keys)
     if info["contract"] in ("function", "C builtin"):
         return _function(api, info)

@@ -201,9 +201,11 @@ def by_kind(api, since, pythons, drafted, kinds):
     """The draft by kind (:mod:`kind_draft`) when the API is one of ``kinds``, else None (the reason printed)."""
     from . import kind_draft
 
-    infos, problems = kind_draft.probe_infos(api, pythons or [sys.executable])
-    for line in problems:
-        print(line)
+    if "infos" not in drafted:  # asked once: before the OpInfo lookup, and again after it when it has no entry
+        drafted["infos"], problems = kind_draft.probe_infos(api, pythons or [sys.executable])
+        for line in problems:
+            print(line)
+    infos = drafted["infos"]
     if not infos or infos[-1]["contract"] not in kinds:
         return None
     text, kind, problems = kind_draft.draft(api, since, pythons or [sys.executable], infos)
@@ -240,7 +242,8 @@ def main(args):
     print_outcome(args, rel, note, rows, since, chosen, left_out, existing)
     jsonfile.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "suggested_by": note,
                                     "since": since, "branches": chosen, "left_out": left_out, "locate": rows,
-                                    "draft": drafted["draft"], "kind": drafted["kind"], "opinfo": drafted["opinfo"],
+                                    "draft": drafted["draft"], "kind": drafted.get("kind"),
+                                    "opinfo": drafted["opinfo"],
                                     "written": sorted(files)})
     sys.stdout.flush()
     return 0
