@@ -442,3 +442,14 @@ def test_coverage_lines_one_per_api_and_torch_with_figures_or_the_reason():
                      f"- `{CLONE}` on torch 2.13.0: not measured: the suite ran without coverage (--no-coverage, or a "
                      "kit before it)",
                      f"- `{CLONE}` on torch 2.14.1: not measured: no results for env master_214"]
+
+
+def test_patch_lines_agree_a_patch_of_another_task_is_not_listed_as_skipped():
+    """A verify record that also names another task's upstream patch: pr's 【功能验证】 lists only the PR's own."""
+    from torch_npu_testing.pr import verified
+    record = {"files": [{"path": "test/a.py"}, {"path": "test/b.py"}], "envs": [],
+              "patches_skipped": [{"path": "test_upstream/x.py.patch", "why": "a patch"}]}
+    slim = verified._slim(record, {"test/a.py"})
+    assert slim["files"] == [{"path": "test/a.py"}] and slim["patches_skipped"] == []
+    slim = verified._slim(record, {"test/a.py"}, {"test_upstream/x.py.patch"})
+    assert [item["path"] for item in slim["patches_skipped"]] == ["test_upstream/x.py.patch"]

@@ -20,11 +20,13 @@ from ..verify.standin import LABEL as STAND_IN_LABEL
 from .planfacts import TEST_FILE
 
 
-def _slim(document, paths):
-    """The record of the PR's files ``paths`` (``pr --api``: not every file verify ran), without the runs'
-    outputs (they stay in the record file)."""
+def _slim(document, paths, patches=()):
+    """The record of the PR's files ``paths`` and its upstream ``patches`` (``pr --api``: not every file verify
+    ran; a patch of another task is never listed as this PR's), without the runs' outputs (they stay in the
+    record file)."""
     slim = copy.deepcopy(document)
     slim["files"] = [item for item in slim.get("files", []) if item.get("path") in paths]
+    slim["patches_skipped"] = [item for item in slim.get("patches_skipped", []) if item.get("path") in patches]
     for env in slim.get("envs", []):
         results = env.get("results", {})
         results["runs"] = [run for run in results.get("runs", []) if run.get("path") in paths]
@@ -66,7 +68,8 @@ def gather(path, ascend, files, branch):
     failed = [problem for problem in document.get("problems", []) if any(p in problem for p in paths)]
     state = "stale" if problems else ("failed" if failed else "ok")
     problems += [f"verify: {problem}" for problem in failed]
-    return {"path": path, "state": state, "problems": problems, "record": _slim(document, paths)}
+    patches = {item["path"] for item in files if item["kind"] != TEST_FILE}
+    return {"path": path, "state": state, "problems": problems, "record": _slim(document, paths, patches)}
 
 
 def devices(record):
