@@ -162,6 +162,7 @@ def substitute(words, example_api, example_path, dest):
     for word in words:
         word = INPUTS.get(word, word)
         word = word.replace(example_api, API).replace(example_path, TEST_PATH)
+        word = word.replace(Path(example_path).stem, Path(TEST_PATH).stem)
         out.append(str(dest) if word == "DEST" else sys.executable if word == "python" else word)
     return out
 
@@ -208,4 +209,5 @@ def test_readme_task_flow_runs_to_a_one_task_diff_and_pr_exit_0(tmp_path):
     changed = git_output(dest, "diff", "--name-only", f"origin/{BRANCH}", "HEAD").split()
     assert changed == [TEST_PATH], changed
     assert git_output(dest, "status", "--porcelain") == ""
-    assert (kit / "reports" / f"pr-{BRANCH}--{API}.md").is_file()
+    description = (kit / "reports" / f"pr-{BRANCH}--{API}.md").read_text(encoding="utf-8")
+    assert f"`strength {API}: killed " in description  # the task file's strength reaches the description
