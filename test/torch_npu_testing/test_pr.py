@@ -453,3 +453,16 @@ def test_patch_lines_agree_a_patch_of_another_task_is_not_listed_as_skipped():
     assert slim["files"] == [{"path": "test/a.py"}] and slim["patches_skipped"] == []
     slim = verified._slim(record, {"test/a.py"}, {"test_upstream/x.py.patch"})
     assert [item["path"] for item in slim["patches_skipped"]] == ["test_upstream/x.py.patch"]
+
+
+def test_docs_box_counts_only_torch_versions_that_have_a_native_api_list():
+    """master ships 2.15/2.14 before Ascend writes their docs folders: those are said, not gaps."""
+    from torch_npu_testing.pr import checklist
+
+    def facts(*versions):
+        return {"apis": [{"name": API, "docs": {"versions": [dict(zip(("torch_version", "listed", "folder"), v))
+                                                             for v in versions]}}]}
+    item = checklist.docs_listed(facts(("2.13.0", True, "docs/x/pytorch_2-13-0"), ("2.14.0", False, None)))
+    assert item["ticked"] and item["why"].endswith("; Ascend has no native-API list for torch 2.14.0 yet")
+    item = checklist.docs_listed(facts(("2.13.0", False, "docs/x/pytorch_2-13-0")))
+    assert not item["ticked"] and f"not listed: {API} (torch 2.13.0)" in item["why"] and "--write" in item["why"]
