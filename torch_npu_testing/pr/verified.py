@@ -4,7 +4,7 @@
 
 ``pr --verify PATH`` (default ``reports/verify-BRANCH.json``) reads the record :mod:`torch_npu_testing.verify`
 wrote. The facts are usable only when the record is there, was made in the checkout ``--ascend`` names, and
-is of the bytes in it now: the one staleness check (:func:`torch_npu_testing.verify.stale.stale_files`)
+is of the bytes in it now: the one staleness check (:func:`torch_npu_testing.common.stale.stale_files`)
 compares every PR test file in DEST with the SHA-256 verify recorded. The bytes pr describes (export's plan
 at the branch's ref) must be DEST's too. Anything else is a ``⚠`` line at the top and exit 1.
 
@@ -15,7 +15,7 @@ import copy
 import os
 
 from ..verify import record as verify_record
-from ..verify.stale import file_digests, stale_files
+from ..common.stale import file_digests, stale_files
 from ..verify.standin import LABEL as STAND_IN_LABEL
 from .planfacts import TEST_FILE
 
