@@ -285,7 +285,7 @@ def assert_gap(code, markdown, facts, title, text):
 def test_no_results_is_a_visible_gap(kit, ascend_repo, tmp_path, capsys):
     code, _, stderr, markdown, facts = run_pr(kit, ascend_repo, tmp_path / "no-results", capsys)
     assert_gap(code, markdown, facts, "【功能验证】", "no usable results for env v2_7")
-    assert "no results for env v2_7" in box(markdown, "【功能验证】", "tests pass in every env")
+    assert "no results for env v2_7 — run `tox -e v2_7`" in box(markdown, "【功能验证】", "tests pass in every env")
     assert f"> ⚠ 缺少 / missing: no interpreter for env {ENV}" in section(markdown, "【API 功能介绍】")
     assert "run `tox -e v2_7`" in markdown and "FAIL" in stderr
 

@@ -23,7 +23,7 @@ def _usable_envs(facts):
 
 def _no_results(facts):
     missing = [entry["name"] for entry in facts["report"]["envs"] if entry["state"] != "ok"]
-    return f"no results for env {', '.join(missing)}" if missing else None
+    return f"no results for env {', '.join(missing)} — run `tox -e {missing[0]}`" if missing else None
 
 
 def _tests_only(facts):
@@ -101,7 +101,9 @@ def apis_called(facts):
     rows = [(entry["name"], row) for entry in _usable_envs(facts) for row in entry.get("coverage", [])
             if row["name"] in names]
     if not rows:
-        return _item(text, False, "no API calls recorded (suite ran without --api-calls?)")
+        envs = ", ".join(entry["name"] for entry in _usable_envs(facts))
+        return _item(text, False, f"no API calls recorded in {envs} — run `tox -e ENV` (its suite records them "
+                                  "with --api-calls)")
     bad = [f"{env}: {row['name']}: {row['text']}" for env, row in rows if row["state"] not in ("called", "absent")]
     uncovered = sorted(names - {row["name"] for _, row in rows if row["state"] in ("called", "absent")})
     if bad or uncovered:
@@ -122,7 +124,8 @@ def grad_mode_probe(facts):
     bad = [f"{env}: {probe.get('path')} depends on the initial grad mode" for env, probe in probes
            if not probe.get("same")]
     if not probes:
-        return _item(text, False, "the probe was not run in the branch's envs")
+        return _item(text, False, "the probe was not run in the branch's envs — run `tox -e ENV` (its suite probes "
+                                  "grad-mode files) for each env of the branch")
     return _item(text, not bad, "; ".join(bad) if bad else
                  f"same outcomes with grad mode enabled and disabled at start ({len(probes)} probe(s))")
 
