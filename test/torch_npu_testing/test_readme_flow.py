@@ -179,6 +179,15 @@ def run(argv, kit, log):
     return result
 
 
+def test_a_flow_line_this_test_does_not_know_is_found():
+    """A tool README's flow gains (or any other line) is reported, so this test cannot drift from README."""
+    readme = ("## A new task, end to end\n\n```bash\npython -m torch_npu_testing locate X --tox  # where\n"
+              "python -m torch_npu_testing frobnicate X\nmake all\ntox -p\n```\n")
+    kinds = [kind_of(words) for words in flow_lines(readme)]
+    assert kinds == [("tool", "locate"), (None, "python -m torch_npu_testing frobnicate X"), (None, "make all"),
+                     ("tox", None)]
+
+
 def test_readme_task_flow_runs_to_a_one_task_diff_and_pr_exit_0(tmp_path):
     lines = flow_lines((ROOT / "README.md").read_text(encoding="utf-8"))
     unknown = [line for kind, line in map(kind_of, lines) if kind is None]
