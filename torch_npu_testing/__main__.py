@@ -32,6 +32,7 @@ COMMANDS = {
     "docs": ("torch_npu_testing.task.docs", "is an API in Ascend's native-API docs per torch version; add it"),
     "new": ("torch_npu_testing.task.scaffold", "start an API task: test-file scaffold and its row in table.json"),
     "mutate": ("torch_npu_testing.mutate.cli", "how strong a test file is against generic port faults of its APIs"),
+    "limits": ("torch_npu_testing.task.limits", "Ascend's documented NPU limits per API for a torch version: table"),
     "task-id": ("torch_npu_testing.task.taskid", "set an API's community task (ascend_task_id) in table.json"),
     "adds": ("torch_npu_testing.task.adds", "say once what an API's new tests add over its existing callers"),
 }

@@ -100,6 +100,7 @@ def test_scaffold_fails_every_test_when_run(kit, monkeypatch, capsys):
 def test_existing_api_or_path_refuses_and_changes_nothing(kit, monkeypatch, capsys):
     monkeypatch.setattr(locate, "locate_all", lambda name, pythons: fake_rows("2.7.1"))
     (kit / "test/functorch/test_taken_api.py").write_text("x = 1\n")
+    (kit / "test/npu/test_fresh_api_api.py").write_text("x = 1\n")  # the own file new would take without --path
     before = snapshot(kit)
     assert main(["new", "torch._functorch.config.patch", "--path", "test/functorch/test_new_api.py",
                  "--kit", str(kit)]) == 2
@@ -107,7 +108,7 @@ def test_existing_api_or_path_refuses_and_changes_nothing(kit, monkeypatch, caps
     assert main(["new", "torch.fresh.api", "--path", "test/functorch/test_taken_api.py", "--kit", str(kit)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert main(["new", "torch.fresh.api", "--kit", str(kit)]) == 2
-    assert "give --path" in capsys.readouterr().err
+    assert "test/npu/test_fresh_api_api.py already exists" in capsys.readouterr().err
     assert snapshot(kit) == before
 
 

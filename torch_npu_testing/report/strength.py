@@ -4,32 +4,30 @@
 
 ``tox -e strength`` writes one ``mutate --json`` document per API file into ``RESULTS/strength/`` (a
 subfolder, so ``report`` never takes them for env results), and so does a task's own file through README's
-``mutate FILE --json .tox/results/strength/NAME.json``. :func:`rows` reads every document there of
-format :data:`torch_npu_testing.mutate.output.FORMAT`; a document that is unreadable or of another format
-is a row of its own saying so (it is never silently dropped). No folder, no rows: nothing is shown.
+``mutate FILE --json .tox/results/strength/NAME.json``. :func:`rows` reads every document there of a
+format in :data:`torch_npu_testing.mutate.output.READABLE_FORMATS` (``mutate/1`` and ``/2``); a document that
+is unreadable or of another format is a row of its own saying so (it is never silently dropped). No folder,
+no rows: nothing is shown. A document measured with ``--passing-only`` says so on each of its lines, with the
+number of failing tests it left out.
 """
 import glob
 import os
 
 from ..common.documents import WrongFormat, read_document
-from ..mutate.output import FORMAT
+from ..mutate.output import READABLE_FORMATS
 from ..mutate.score import strength_line
 from .markdown import code
 
 STRENGTH_FOLDER = "strength"
-# Every mutate format whose per-API blocks this module reads (the current one and the first).
-FORMATS = tuple(dict.fromkeys((FORMAT, "torch_npu_testing.mutate/1")))
 
 
 def _read(path):
-    for expected in FORMATS:
-        try:
-            return read_document(path, expected), None
-        except WrongFormat as exc:
-            found = exc.found
-        except (OSError, ValueError) as exc:
-            return None, f"{path}: unreadable ({exc})"
-    return None, f"{path}: format {found!r}, expected one of {', '.join(repr(name) for name in FORMATS)}"
+    try:
+        return read_document(path, READABLE_FORMATS), None
+    except WrongFormat as exc:
+        return None, f"{path}: format {exc.found!r}, expected one of {', '.join(map(repr, READABLE_FORMATS))}"
+    except (OSError, ValueError) as exc:
+        return None, f"{path}: unreadable ({exc})"
 
 
 def _row(document, block):
@@ -38,7 +36,10 @@ def _row(document, block):
         return {"name": block["name"], "line": line, "survivors": [], "explained": []}
     survivors = [m["code"] for m in block["mutants"] if m["outcome"] == "survived"]
     explained = [m["code"] for m in block["mutants"] if m["outcome"] == "survived" and m.get("explained")]
-    return {"name": block["name"], "line": strength_line(block["name"], block["strength"]),
+    line = strength_line(block["name"], block["strength"])
+    if document.get("passing_only"):
+        line += f"; passing tests only ({len(document.get('left_out', []))} failing left out)"
+    return {"name": block["name"], "line": line,
             "survivors": survivors, "explained": explained, "file": document.get("file"),
             "torch": document.get("torch_version")}
 

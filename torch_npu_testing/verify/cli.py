@@ -30,9 +30,11 @@ def add_arguments(parser):
                         help="run under KIT/.tox/ENV/bin/python (repeatable; default: every env of the branch)")
     parser.add_argument("--python", action="append", metavar="PY",
                         help="run under this interpreter instead (repeatable; keyed by its torch version)")
-    parser.add_argument("--stand-in-npu", nargs="?", const="none", choices=standin.MODES, metavar="available",
+    parser.add_argument("--stand-in-npu", nargs="?", const="none", choices=standin.MODES,
+                        metavar="simulated|available",
                         help="put a stand-in torch_npu (plus DEST's torch_npu/testing/testcase.py) ahead of "
-                             "site-packages; =available makes it report one NPU. Never an NPU run")
+                             "site-packages; =simulated runs the files on the simulated NPU (host memory, CPU "
+                             "kernels); =available makes it report one NPU with no device. Never an NPU run")
     parser.add_argument("--out", default=record.DEFAULT_OUT,
                         help="folder for verify-BRANCH[--API].json (default: reports)")
     parser.add_argument("--kit", default=".", help="the kit checkout (its .tox envs and test_upstream/; default: .)")
@@ -98,7 +100,7 @@ def command_line(args):
     line += [part for env in args.env or () for part in ("--env", env)]
     line += [part for python in args.python or () for part in ("--python", python)]
     if args.stand_in_npu:
-        line.append("--stand-in-npu" + ("=available" if args.stand_in_npu == "available" else ""))
+        line.append("--stand-in-npu" + ("" if args.stand_in_npu == "none" else f"={args.stand_in_npu}"))
     return line + ["--out", args.out] + (["--kit", args.kit] if args.kit != "." else [])
 
 
@@ -110,9 +112,13 @@ def main(args):
     with tempfile.TemporaryDirectory(prefix="verify-standin-") as folder:
         stand_in, extra_env = None, {}
         if args.stand_in_npu:
-            stand_in = dict(standin.build(plan.dest, folder), mode=args.stand_in_npu, label=standin.LABEL)
+            label = standin.label(args.stand_in_npu)
+            stand_in = dict(standin.build(plan.dest, folder), mode=args.stand_in_npu, label=label)
             extra_env = standin.environment(folder, args.stand_in_npu)
-            print(f"verify: {standin.LABEL} (mode {args.stand_in_npu})", file=sys.stderr, flush=True)
+            if args.stand_in_npu == "simulated":
+                for _, python in chosen:
+                    standin.prepare_device(python, folder)
+            print(f"verify: {label} (mode {args.stand_in_npu})", file=sys.stderr, flush=True)
         envs = [run_env(name, python, plan, extra_env, command) for name, python in chosen]
     doc = record.document(plan, envs, stand_in, command, started_at, round(time.perf_counter() - started, 3))
     path = record.write(doc, args.out)
