@@ -45,6 +45,23 @@ def test_missing_and_unreadable_files_raise_what_open_and_json_raise(tmp_path):
         read_document(tmp_path / "broken.json", "torch_npu_testing.x/1")
 
 
+def test_strength_reads_the_first_mutate_format_too_and_names_how_to_measure_a_missing_api(tmp_path):
+    folder = tmp_path / "strength"
+    folder.mkdir()
+    block = {"name": "torch.x", "status": "present", "mutants": [{"code": "c", "outcome": "killed"}],
+             "strength": {"killed": 1, "scored": 1, "counts": dict.fromkeys(
+                 ("survived", "timeout", "not reached", "no effect", "not applicable"), 0)}}
+    (folder / "a.json").write_text(json.dumps({"format": "torch_npu_testing.mutate/1", "apis": [block]}))
+    rows = strength.rows(str(tmp_path), ["torch.x", "torch.y"])
+    assert [row["name"] for row in rows] == ["torch.x"] and "problem" not in rows[0]
+    assert strength.missing_lines(rows, ["torch.x", "torch.y"], ["test/a/test_x_api.py", "test/a/test_y_api.py"]) == [
+        "- strength torch.y: not measured — run `python -m torch_npu_testing mutate test/a/test_y_api.py --json "
+        ".tox/results/strength/test_y_api.json`"]
+    broken = {"format": "torch_npu_testing.mutate/1", "apis": [{"name": "torch.z", "status": "present"}]}
+    (folder / "b.json").write_text(json.dumps(broken))
+    assert "an API block lacks 'mutants'" in strength.rows(str(tmp_path), ["torch.z"])[-1]["problem"]
+
+
 def test_strength_rows_and_verify_records_word_their_own_messages(tmp_path):
     folder = tmp_path / "strength"
     folder.mkdir()

@@ -162,6 +162,7 @@ def substitute(words, example_api, example_path, dest):
     for word in words:
         word = INPUTS.get(word, word)
         word = word.replace(example_api, API).replace(example_path, TEST_PATH)
+        word = word.replace(Path(example_path).stem, Path(TEST_PATH).stem)
         out.append(str(dest) if word == "DEST" else sys.executable if word == "python" else word)
     return out
 
@@ -176,6 +177,15 @@ def run(argv, kit, log):
     log.append((argv, result.returncode, result.stdout[-3000:] + result.stderr[-3000:]))
     print(f"{time.perf_counter() - started:6.1f} s  rc {result.returncode}  {' '.join(argv[2:5])}")
     return result
+
+
+def test_a_flow_line_this_test_does_not_know_is_found():
+    """A tool README's flow gains (or any other line) is reported, so this test cannot drift from README."""
+    readme = ("## A new task, end to end\n\n```bash\npython -m torch_npu_testing locate X --tox  # where\n"
+              "python -m torch_npu_testing frobnicate X\nmake all\ntox -p\n```\n")
+    kinds = [kind_of(words) for words in flow_lines(readme)]
+    assert kinds == [("tool", "locate"), (None, "python -m torch_npu_testing frobnicate X"), (None, "make all"),
+                     ("tox", None)]
 
 
 def test_readme_task_flow_runs_to_a_one_task_diff_and_pr_exit_0(tmp_path):
@@ -208,4 +218,5 @@ def test_readme_task_flow_runs_to_a_one_task_diff_and_pr_exit_0(tmp_path):
     changed = git_output(dest, "diff", "--name-only", f"origin/{BRANCH}", "HEAD").split()
     assert changed == [TEST_PATH], changed
     assert git_output(dest, "status", "--porcelain") == ""
-    assert (kit / "reports" / f"pr-{BRANCH}--{API}.md").is_file()
+    description = (kit / "reports" / f"pr-{BRANCH}--{API}.md").read_text(encoding="utf-8")
+    assert f"`strength {API}: killed " in description  # the task file's strength reaches the description

@@ -164,7 +164,13 @@ def test_search_suggests_the_path_and_an_existing_table_file_is_joined(kit, tmp_
     assert (kit / "test/npu/test_switches.py").exists()
     grad = "test/npu/test_locally_disabling_gradient_omputation.py"
     (kit / grad).write_text("kept\n")
-    assert main(["new", "torch.enable_grad.clone", "--path", grad, "--kit", str(kit)]) == 0
+    before = snapshot(kit)
+    assert main(["new", "torch.enable_grad.clone", "--path", grad, "--kit", str(kit)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--path {grad} is the test file of torch.autograd.grad_mode.set_grad_enabled" \
+        ".clone: give --join to add torch.enable_grad.clone to it" in err, err
+    assert snapshot(kit) == before
+    assert main(["new", "torch.enable_grad.clone", "--path", grad, "--kit", str(kit), "--join"]) == 0
     assert (kit / grad).read_text() == "kept\n" and table_apis(kit)[-1]["test_file"] == grad
     assert "already a test file of the kit" in capsys.readouterr().out
 

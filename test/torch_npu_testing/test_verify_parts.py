@@ -16,7 +16,8 @@ import pytest
 
 from torch_npu_testing.common.errors import UsageError
 from torch_npu_testing.common.results import Case, Outcome
-from torch_npu_testing.verify import classify, junit, runfile, stale, standin, targets
+from torch_npu_testing.common import stale
+from torch_npu_testing.verify import classify, junit, runfile, standin, targets
 
 EVERY_OUTCOME = textwrap.dedent('''
     import unittest
@@ -183,7 +184,8 @@ def test_interpreter_choices_refuse_both_kinds_and_two_pythons_of_one_torch(tmp_
         interpreters.choose("master", str(tmp_path), None, ["/nonexistent/python"])
     python = tmp_path / ".tox" / "master_214" / "bin" / "python"
     python.parent.mkdir(parents=True)
-    python.write_text("")
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # checked before use: it must run
+    python.chmod(0o755)
     with pytest.raises(UsageError, match=r"no interpreter for env master_213 .*run `tox -e master_213`"):
         interpreters.choose("master", str(tmp_path))
     assert interpreters.choose("master", str(tmp_path), ["master_214"]) == [("master_214", str(python))]

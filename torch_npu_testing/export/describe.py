@@ -6,7 +6,7 @@ warnings, the PR description to paste (written by ``pr``) and the next git comma
 The PR description is ``reports/pr-BRANCH.md`` (or ``--report PATH``); its ``.json`` twin lists the claims
 no result backs (``problems``) and the SHA-256 of every file it describes: :func:`description_problems`
 turns those into the reasons ``export`` exits 1 (unbacked claims, or a description of other bytes, found by
-the one staleness check, :func:`torch_npu_testing.verify.stale.stale_files`). The next steps printed are
+the one staleness check, :func:`torch_npu_testing.common.stale.stale_files`). The next steps printed are
 ``verify`` (the files as written, run whole) and then ``pr``.
 """
 import json
@@ -15,7 +15,7 @@ import os
 from ..common import recordnames, table
 from ..common.errors import UsageError
 from ..common.results import sha256_of_bytes
-from ..verify.stale import stale_files
+from ..common.stale import stale_files
 
 DESCRIPTIONS_DIR = "reports"
 PR_FORMAT = "torch_npu_testing.pr/1"

@@ -23,7 +23,7 @@ def _usable_envs(facts):
 
 def _no_results(facts):
     missing = [entry["name"] for entry in facts["report"]["envs"] if entry["state"] != "ok"]
-    return f"no results for env {', '.join(missing)}" if missing else None
+    return f"no results for env {', '.join(missing)} — run `tox -e {missing[0]}`" if missing else None
 
 
 def _tests_only(facts):
@@ -101,7 +101,9 @@ def apis_called(facts):
     rows = [(entry["name"], row) for entry in _usable_envs(facts) for row in entry.get("coverage", [])
             if row["name"] in names]
     if not rows:
-        return _item(text, False, "no API calls recorded (suite ran without --api-calls?)")
+        envs = ", ".join(entry["name"] for entry in _usable_envs(facts))
+        return _item(text, False, f"no API calls recorded in {envs} — run `tox -e ENV` (its suite records them "
+                                  "with --api-calls)")
     bad = [f"{env}: {row['name']}: {row['text']}" for env, row in rows if row["state"] not in ("called", "absent")]
     uncovered = sorted(names - {row["name"] for _, row in rows if row["state"] in ("called", "absent")})
     if bad or uncovered:
@@ -122,7 +124,8 @@ def grad_mode_probe(facts):
     bad = [f"{env}: {probe.get('path')} depends on the initial grad mode" for env, probe in probes
            if not probe.get("same")]
     if not probes:
-        return _item(text, False, "the probe was not run in the branch's envs")
+        return _item(text, False, "the probe was not run in the branch's envs — run `tox -e ENV` (its suite probes "
+                                  "grad-mode files) for each env of the branch")
     return _item(text, not bad, "; ".join(bad) if bad else
                  f"same outcomes with grad mode enabled and disabled at start ({len(probes)} probe(s))")
 
@@ -153,11 +156,15 @@ def docs_listed(facts):
     missing = [api["name"] for api in facts["apis"] if not api.get("docs")]
     if missing:
         return _item(text, False, f"docs did not run for {', '.join(missing)}")
-    unlisted = [f"{api['name']} (torch {version['torch_version']})" for api in facts["apis"]
-                for version in api["docs"]["versions"] if not version["listed"]]
+    versions = [(api, version) for api in facts["apis"] for version in api["docs"]["versions"]]
+    unlisted = [f"{api['name']} (torch {version['torch_version']})" for api, version in versions
+                if not version["listed"] and version.get("folder")]
+    no_list = sorted({version["torch_version"] for _, version in versions if not version.get("folder")})
+    later = f"; Ascend has no native-API list for torch {', '.join(no_list)} yet" if no_list else ""
     return _item(text, not unlisted and bool(facts["apis"]),
-                 f"not listed: {', '.join(unlisted)} (entries to add are in 【资料变更】)" if unlisted
-                 else "docs: listed for every torch version the branch ships")
+                 f"not listed: {', '.join(unlisted)} (the entries to add are in 【资料变更】: `docs API --ascend DEST "
+                 "--write` on master, in a docs PR)" if unlisted
+                 else f"docs: listed for every torch version the branch ships that has a native-API list{later}")
 
 
 def kit_checks(facts):

@@ -94,6 +94,16 @@ def tool_facts(api, ascend, ref, pythons, files):
     return gaps
 
 
+def strength_lines(results_dir, apis):
+    """The strength block of the described APIs (``mutate --json`` documents in RESULTS/strength/), and for an API
+    none of them names, the command that measures it."""
+    names = [api["name"] for api in apis]
+    found = report_strength.rows(results_dir, names)
+    missing = report_strength.missing_lines(found, names, [api["test_file"] for api in apis])
+    lines = report_strength.markdown_lines(found)
+    return lines + (missing + [""] if missing else [])
+
+
 def scope():
     return {"branches": {name: {"torches": table.branch_torches(name), "envs": list(table.envs_for_branch(name))}
                          for name in table.branches(include_maintenance=False)},
@@ -136,5 +146,5 @@ def gather(branch, ascend, results_dir, kit_root=".", api_names=None, year=None,
                  "warnings": list(plan.warnings), "notes": list(plan.notes)},
         "apis": apis, "pythons": pythons, "report": report,
         "coverage": evidence.coverage_lines(report, apis), "gaps": gaps,
-        "strength": report_strength.markdown_lines(report_strength.rows(results_dir, names)),
+        "strength": strength_lines(results_dir, apis),
     }

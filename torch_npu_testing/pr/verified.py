@@ -4,7 +4,7 @@
 
 ``pr --verify PATH`` (default ``reports/verify-BRANCH.json``) reads the record :mod:`torch_npu_testing.verify`
 wrote. The facts are usable only when the record is there, was made in the checkout ``--ascend`` names, and
-is of the bytes in it now: the one staleness check (:func:`torch_npu_testing.verify.stale.stale_files`)
+is of the bytes in it now: the one staleness check (:func:`torch_npu_testing.common.stale.stale_files`)
 compares every PR test file in DEST with the SHA-256 verify recorded. The bytes pr describes (export's plan
 at the branch's ref) must be DEST's too. Anything else is a ``⚠`` line at the top and exit 1.
 
@@ -15,16 +15,18 @@ import copy
 import os
 
 from ..verify import record as verify_record
-from ..verify.stale import file_digests, stale_files
+from ..common.stale import file_digests, stale_files
 from ..verify.standin import label as stand_in_mode_label
 from .planfacts import TEST_FILE
 
 
-def _slim(document, paths):
-    """The record of the PR's files ``paths`` (``pr --api``: not every file verify ran), without the runs'
-    outputs (they stay in the record file)."""
+def _slim(document, paths, patches=()):
+    """The record of the PR's files ``paths`` and its upstream ``patches`` (``pr --api``: not every file verify
+    ran; a patch of another task is never listed as this PR's), without the runs' outputs (they stay in the
+    record file)."""
     slim = copy.deepcopy(document)
     slim["files"] = [item for item in slim.get("files", []) if item.get("path") in paths]
+    slim["patches_skipped"] = [item for item in slim.get("patches_skipped", []) if item.get("path") in patches]
     for env in slim.get("envs", []):
         results = env.get("results", {})
         results["runs"] = [run for run in results.get("runs", []) if run.get("path") in paths]
@@ -66,7 +68,8 @@ def gather(path, ascend, files, branch):
     failed = [problem for problem in document.get("problems", []) if any(p in problem for p in paths)]
     state = "stale" if problems else ("failed" if failed else "ok")
     problems += [f"verify: {problem}" for problem in failed]
-    return {"path": path, "state": state, "problems": problems, "record": _slim(document, paths)}
+    patches = {item["path"] for item in files if item["kind"] != TEST_FILE}
+    return {"path": path, "state": state, "problems": problems, "record": _slim(document, paths, patches)}
 
 
 def devices(record):

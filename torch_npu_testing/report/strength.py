@@ -3,7 +3,8 @@
 """Mutation strength for ``report`` and ``pr``: one line per API, with its survivors named.
 
 ``tox -e strength`` writes one ``mutate --json`` document per API file into ``RESULTS/strength/`` (a
-subfolder, so ``report`` never takes them for env results). :func:`rows` reads every document there of a
+subfolder, so ``report`` never takes them for env results), and so does a task's own file through README's
+``mutate FILE --json .tox/results/strength/NAME.json``. :func:`rows` reads every document there of a
 format in :data:`torch_npu_testing.mutate.output.READABLE_FORMATS` (``mutate/1`` and ``/2``); a document that
 is unreadable or of another format is a row of its own saying so (it is never silently dropped). No folder,
 no rows: nothing is shown. A document measured with ``--passing-only`` says so on each of its lines, with the
@@ -52,9 +53,21 @@ def rows(results_dir, api_names=None):
         if problem:
             found.append({"name": None, "problem": problem})
             continue
-        found += [_row(document, block) for block in document.get("apis", [])
-                  if api_names is None or block["name"] in api_names]
+        try:
+            found += [_row(document, block) for block in document.get("apis", [])
+                      if api_names is None or block["name"] in api_names]
+        except (KeyError, TypeError) as exc:
+            found.append({"name": None, "problem": f"{path}: an API block lacks {exc} ({document['format']})"})
     return found
+
+
+def missing_lines(found, api_names, test_files):
+    """Where no strength document names an API of ``api_names``: the line saying how to measure it (its file's
+    ``mutate --json`` into ``RESULTS/strength/``, where report and pr read it)."""
+    named = {row["name"] for row in found}
+    return [f"- strength {name}: not measured — run `python -m torch_npu_testing mutate {path} --json "
+            f".tox/results/strength/{os.path.basename(path)[:-3]}.json`"
+            for name, path in zip(api_names, test_files) if name not in named]
 
 
 def markdown_lines(found):

@@ -3,14 +3,16 @@
 """``new``: start an API task: the test file (an OpInfo draft or the plain scaffold) and the API's table row.
 
     python -m torch_npu_testing new API [--path test/<area>/test_<name>.py] [--ascend DIR [--branch REF]]
-                                    [--mkdir] [--no-opinfo] [--kit DIR] [--python PY ...] [--json PATH]
+                                    [--mkdir] [--join] [--no-opinfo] [--kit DIR] [--python PY ...] [--json PATH]
 
 Without ``--path``, ``--ascend DIR`` suggests it: ``search`` on the branch (default master) names a file
 whose tests are about the API (:mod:`placement`), else the API's own file at Ascend's ``*_api.py``
 convention (the same path in the kit, since export writes kit paths as they are); without ``--ascend``
 either, it is that own file, the area's folder as the kit has it. When that path is already one of the table's
-test files, no test file is written: the API joins that file. A folder of ``--path`` that the kit lacks is
-created only when the ``--ascend`` branch has it or ``--mkdir`` asks (a typo makes no stray folder).
+test files, no test file is written: the API joins that file. A ``--path`` that another API's row owns is
+refused unless ``--join`` says the API joins it (one line, exit 2, nothing changed). A folder of ``--path``
+that the kit lacks is created only when the ``--ascend`` branch has it or ``--mkdir`` asks (a typo makes no
+stray folder).
 
 The file written at ``<kit>/<path>`` has the kit's license header, a module docstring naming the API, the
 kit's import line and ``run_tests()``. When torch's OpInfo database (``op_db``) has the API in one of the
@@ -86,7 +88,7 @@ def branch_scope(doc, api, since):
     return chosen, left_out
 
 
-def plan(kit, api, rel, since, render):
+def plan(kit, api, rel, since, render, refuse_join=False):
     """``(files, chosen, left_out, existing)``: the texts to write (table, and ``render()``'s test file unless
     ``rel`` is already one of the table's test files, which the API then joins), the branches and what is left
     out."""
@@ -99,6 +101,10 @@ def plan(kit, api, rel, since, render):
     existing = any(entry.get("test_file") == rel for entry in doc.get("apis", []))
     if os.path.exists(target_path) and not existing:
         raise UsageError(f"{rel} already exists in {kit} and is no test file of the table: nothing changed")
+    owners = [entry["name"] for entry in doc.get("apis", []) if entry.get("test_file") == rel]
+    if owners and refuse_join:
+        raise UsageError(f"--path {rel} is the test file of {', '.join(owners)}: give --join to add {api} to it, "
+                         "or another --path for a file of its own; nothing changed")
     title = api.rsplit(".", 1)[-1] if api.count(".") < 2 else ".".join(api.rsplit(".", 2)[-2:])
     doc["apis"].append({"name": api, "title": title, "ascend_task_id": None, "since": since, "test_file": rel,
                         "coverage": []})
@@ -126,6 +132,9 @@ def add_arguments(parser):
     parser.add_argument("--kit", default=locate.KIT_ROOT, help=f"the kit checkout (default: {locate.KIT_ROOT})")
     parser.add_argument("--python", action="append", default=[], metavar="PY",
                         help="interpreters to locate the API in (default: <kit>/.tox/*/bin/python, else this one)")
+    parser.add_argument("--join", action="store_true",
+                        help="let the API join --path when that file is another API's row in the table (refused "
+                             "otherwise: one task, one file)")
     parser.add_argument("--no-opinfo", action="store_true",
                         help="write the plain scaffold even where torch's OpInfo database has the op")
     parser.add_argument("--json", metavar="PATH", help=f"also write the {FORMAT} document")
@@ -236,7 +245,8 @@ def main(args):
     signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
     drafted = {"draft": None, "opinfo": None, "kind": None}
     files, chosen, left_out, existing = plan(kit, args.api, rel, since,
-                                             lambda: draft(args, pythons, since, signature, drafted))
+                                             lambda: draft(args, pythons, since, signature, drafted),
+                                             refuse_join=bool(args.path) and not args.join)
     for path, text in files.items():
         jsonfile.write_text_atomic(path, text)
     print_outcome(args, rel, note, rows, since, chosen, left_out, existing)

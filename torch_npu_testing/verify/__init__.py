@@ -14,7 +14,8 @@ stages, one module each:
 - :mod:`.command`: ``run_test.py -v -i`` where it starts, else the file directly; :mod:`.runfile`: one run,
   outcomes from :mod:`.junit`, judged by :mod:`.classify`; :mod:`.gradprobe`: the grad-mode probe;
   :mod:`.envprobe`: the env probe;
-- :mod:`.record`: ``verify-BRANCH.json``; :mod:`.stale`: the one staleness check (export and pr use it);
+- :mod:`.record`: ``verify-BRANCH[--API].json`` (the staleness check pr and export use is
+  :mod:`torch_npu_testing.common.stale`);
   :mod:`.cli`: options and order.
 """
 from .cli import add_arguments, main  # noqa: F401

@@ -7,7 +7,7 @@
 """
 import os
 
-from ..common.results import sha256_of
+from .results import sha256_of
 
 
 def file_digests(root, paths):
