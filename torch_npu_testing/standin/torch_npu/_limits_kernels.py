@@ -35,17 +35,9 @@ OWN_KERNELS = frozenset(("empty", "empty_strided", "_copy_from", "_copy_from_and
 
 
 def host_alias(tensor):
-    """A CPU tensor over the same host memory as the simulated device's strided ``tensor``; a tensor whose
-    storage Python cannot reach (a wrapper's inner tensor while tracing) gets a host copy instead, made by the
-    device's own copy kernel (:func:`host_copy`)."""
+    """A CPU tensor over the same host memory as the simulated device's strided ``tensor``."""
     import torch
-    try:
-        storage = tensor.untyped_storage()
-        storage.data_ptr()
-    except RuntimeError as exc:
-        if "invalid python storage" not in str(exc):
-            raise
-        return host_copy(tensor)
+    storage = tensor.untyped_storage()
     if storage.nbytes() == 0:
         alias = torch.empty_strided(tensor.shape, tensor.stride(), dtype=tensor.dtype)
     else:
@@ -57,26 +49,6 @@ def host_alias(tensor):
     if tensor.is_neg():
         alias = alias._neg_view()
     return alias
-
-
-def host_copy(tensor):
-    import torch
-    copy = torch.empty(tensor.shape, dtype=tensor.dtype)
-    torch.ops.aten._copy_from(tensor, copy)
-    return copy
-
-
-def write_back(original, host):
-    """A written argument's host result into the device tensor (resized first when ``out=`` grew)."""
-    import torch
-    if original.shape != host.shape:
-        original.resize_(host.shape)
-    try:
-        original.untyped_storage().data_ptr()
-    except RuntimeError:  # no host storage reachable: the device's own copy kernel
-        torch.ops.aten._copy_from(host, original)
-        return
-    host_alias(original).copy_(host)
 
 
 def adopt(value, device):
@@ -125,7 +97,9 @@ def run_on_host(op, device_type, args, kwargs):
     call = dict(bound, **host)
     result = op(*[call[name] for name in names[:len(args)]], **{name: call[name] for name in kwargs})
     for name, original in back:
-        write_back(original, host[name])
+        if original.shape != host[name].shape:
+            original.resize_(host[name].shape)
+        host_alias(original).copy_(host[name])
     target = devices[0] if devices else torch.device(device_type)
     asked = bound.get("device")
     stays = asked is not None and torch.device(asked).type != device_type  # .cpu(), .to("cpu"): a host result
