@@ -159,9 +159,12 @@ def test_package_import_sets_autoload_default_and_does_not_import_torch(run_pyth
 
 def test_public_names_are_lazy_and_complete():
     """The public names resolve to the runtime's objects; other names raise AttributeError."""
-    from torch_npu_testing.runtime import carried, testcase
+    from torch_npu_testing.runtime import carried, carried_limits, testcase
     assert torch_npu_testing.__all__ == ["TestCase", "run_tests", "device_type", "requires_api",
-                                         "torch_version_at_least", "find_api", "run_in_thread"]
+                                         "torch_version_at_least", "find_api", "run_in_thread",
+                                         "skip_unless_vehicle", "vehicle_refusal", "api_limit"]
+    for name in ("skip_unless_vehicle", "vehicle_refusal", "api_limit"):
+        assert getattr(torch_npu_testing, name) is getattr(carried_limits, name)
     assert torch_npu_testing.TestCase is testcase.TestCase
     assert torch_npu_testing.run_tests is testcase.run_tests
     for name in ("device_type", "requires_api", "torch_version_at_least", "find_api", "run_in_thread"):

@@ -41,6 +41,8 @@ MOVEMENT = frozenset((
     "expand_as", "permute", "transpose", "t", "select", "slice", "narrow", "squeeze", "unsqueeze", "flatten",
     "unflatten", "unbind", "split", "split_with_sizes", "chunk", "view_as_real", "view_as_complex", "conj",
     "_conj", "resolve_conj", "resolve_neg", "_neg_view", "set_", "resize_", "cat", "stack", "movedim",
+    "detach_", "t_", "transpose_", "squeeze_", "unsqueeze_", "as_strided_", "_unsafe_view", "unfold", "diagonal",
+    "real", "imag", "view_as", "reshape_as", "ravel", "swapaxes", "swapdims", "moveaxis", "requires_grad_",
 ))
 DT_NAMES = {"float32": "DT_FLOAT", "float16": "DT_FLOAT16", "bfloat16": "DT_BF16", "float64": "DT_DOUBLE",
             "complex32": "DT_COMPLEX32", "complex64": "DT_COMPLEX64", "complex128": "DT_COMPLEX128",

@@ -29,6 +29,7 @@ import sys
 from . import _limits as device_limits
 
 GAPS = "TORCH_NPU_TESTING_GAPS"
+SPARSE_KEYS = ("SparsePrivateUse1", "SparseCsrPrivateUse1")
 OWN_KERNELS = frozenset(("empty", "empty_strided", "_copy_from", "_copy_from_and_resize", "as_strided", "view",
                          "_reshape_alias", "resize_", "set_", "_local_scalar_dense"))
 
@@ -210,7 +211,11 @@ def install(table, device_type="npu", key="PrivateUse1"):
             if why:
                 skipped[full] = why
                 continue
-            library.impl(full, kernel_for(op, name, plan_op, table.get("product"), device_type), key)
+            kernel = kernel_for(op, name, plan_op, table.get("product"), device_type)
+            library.impl(full, kernel, key)
+            if plan_op["refused"] and key == "PrivateUse1":  # a ✘ API refuses the device's sparse tensors too
+                for sparse in SPARSE_KEYS:
+                    library.impl(full, kernel, sparse)
             installed.append(full)
     return {"library": library, "installed": installed, "skipped": skipped, "conflicts": conflicts}
 
