@@ -40,8 +40,8 @@ def test_strength_rows_and_verify_records_word_their_own_messages(tmp_path):
     folder.mkdir()
     (folder / "other.json").write_text('{"format": "torch_npu_testing.results/2"}')
     rows = strength.rows(str(tmp_path))
-    assert len(rows) == 1 and "format 'torch_npu_testing.results/2', expected " + repr(MUTATE_FORMAT) in rows[0][
-        "problem"], rows
+    assert len(rows) == 1 and "format 'torch_npu_testing.results/2', expected one of " in rows[0]["problem"], rows
+    assert repr(MUTATE_FORMAT) in rows[0]["problem"] and "'torch_npu_testing.mutate/1'" in rows[0]["problem"]
     document, why = record.load(str(folder / "other.json"))
     assert document is None and f"is not a {record.FORMAT} record (format 'torch_npu_testing.results/2')" in why
     assert record.load(str(tmp_path / "none.json"))[1] == f"no verify results at {tmp_path / 'none.json'}"

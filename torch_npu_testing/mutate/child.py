@@ -114,6 +114,16 @@ def run(prepared, index, on_start=None):
 
     torch.set_num_threads(1)
     tallies, restores = _install(prepared, index)
+    report = run_tests(prepared, restores, on_start)
+    report.update(index=index, tallies={name: tally.to_dict() for name, tally in tallies.items()})
+    return report
+
+
+def run_tests(prepared, restores, on_start=None, context=None):
+    """FILE's tests with failfast (inside ``context`` when given), then ``restores`` undone; the report's
+    ``tests_run``, ``test_s``, ``first_failure`` and ``reason``."""
+    import contextlib
+
     if on_start is not None:
         on_start()
     tests = unittest.defaultTestLoader.loadTestsFromModule(prepared.module)
@@ -121,15 +131,15 @@ def run(prepared, index, on_start=None):
                                      resultclass=results.recorder_class(prepared.path))
     started = time.perf_counter()
     try:
-        outcome = runner.run(tests)
+        with context if context is not None else contextlib.nullcontext():
+            outcome = runner.run(tests)
     finally:
         for restore in reversed(restores):
             restore()
         returned.restore_all()
     failed = next((case for case in outcome.cases if case.outcome.fails), None)
-    return {"index": index, "tests_run": outcome.testsRun, "test_s": round(time.perf_counter() - started, 3),
-            "first_failure": failed.name if failed else None, "reason": failed.reason if failed else None,
-            "tallies": {name: tally.to_dict() for name, tally in tallies.items()}}
+    return {"tests_run": outcome.testsRun, "test_s": round(time.perf_counter() - started, 3),
+            "first_failure": failed.name if failed else None, "reason": failed.reason if failed else None}
 
 
 START_MARK = b"\n"

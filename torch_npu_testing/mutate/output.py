@@ -7,13 +7,17 @@ The JSON (``--json``) is a document of format :data:`FORMAT`: ``file``, ``sha256
 ``baseline_test_s``, ``wall_s``, ``target_s``), and per API in ``apis``: ``status`` (present / absent with
 ``reason``), ``kind``, ``baseline_calls``, ``strength`` (:func:`score.strength`) and ``mutants`` (``id``,
 ``code``, ``description``, ``outcome``, ``killed_by``, ``calls``, ``changed``, ``no_effect``,
-``not_applicable``, ``explained``, ``wall_s``). ``report`` and ``pr`` read it (report/strength.py).
+``not_applicable``, ``explained``, ``wall_s``). Format 3 adds, with ``--device``, a ``device`` block per
+API (:mod:`.device_output`) and a top-level ``device`` (type, ``baseline_test_s``, ``mutants``, the
+``vehicles``' dispatch counts, ``percent``); without it, ``device`` is null. ``report`` and ``pr`` read
+every format of :data:`READABLE_FORMATS` (report/strength.py).
 """
 import sys
 
 from .score import strength_line
 
-FORMAT = "torch_npu_testing.mutate/1"
+FORMAT = "torch_npu_testing.mutate/3"
+READABLE_FORMATS = ("torch_npu_testing.mutate/1", "torch_npu_testing.mutate/2", FORMAT)
 
 
 class Progress:

@@ -4,14 +4,16 @@
 
 ``tox -e strength`` writes one ``mutate --json`` document per API file into ``RESULTS/strength/`` (a
 subfolder, so ``report`` never takes them for env results). :func:`rows` reads every document there of
-format :data:`torch_npu_testing.mutate.output.FORMAT`; a document that is unreadable or of another format
+a format of :data:`torch_npu_testing.mutate.output.READABLE_FORMATS` (1 to 3; 3 may carry each API's
+device strength, shown as a line of its own); a document that is unreadable or of another format
 is a row of its own saying so (it is never silently dropped). No folder, no rows: nothing is shown.
 """
 import glob
 import os
 
 from ..common.documents import WrongFormat, read_document
-from ..mutate.output import FORMAT
+from ..mutate import device_output
+from ..mutate.output import READABLE_FORMATS
 from ..mutate.score import strength_line
 from .markdown import code
 
@@ -20,9 +22,9 @@ STRENGTH_FOLDER = "strength"
 
 def _read(path):
     try:
-        return read_document(path, FORMAT), None
+        return read_document(path, READABLE_FORMATS), None
     except WrongFormat as exc:
-        return None, f"{path}: format {exc.found!r}, expected {FORMAT!r}"
+        return None, f"{path}: format {exc.found!r}, expected one of {', '.join(map(repr, READABLE_FORMATS))}"
     except (OSError, ValueError) as exc:
         return None, f"{path}: unreadable ({exc})"
 
@@ -33,9 +35,14 @@ def _row(document, block):
         return {"name": block["name"], "line": line, "survivors": [], "explained": []}
     survivors = [m["code"] for m in block["mutants"] if m["outcome"] == "survived"]
     explained = [m["code"] for m in block["mutants"] if m["outcome"] == "survived" and m.get("explained")]
-    return {"name": block["name"], "line": strength_line(block["name"], block["strength"]),
-            "survivors": survivors, "explained": explained, "file": document.get("file"),
-            "torch": document.get("torch_version")}
+    found = {"name": block["name"], "line": strength_line(block["name"], block["strength"]),
+             "survivors": survivors, "explained": explained, "file": document.get("file"),
+             "torch": document.get("torch_version")}
+    if block.get("device"):  # format 3 with --device: device strength, a line of its own
+        found["device"] = {"line": device_output.line(block["name"], block["device"]), "survivors": [
+            m["code"] for m in block["device"].get("mutants", []) if m["outcome"] == "survived"], "explained": [
+            m["code"] for m in block["device"].get("mutants", []) if m["outcome"] == "survived" and m.get("explained")]}
+    return found
 
 
 def rows(results_dir, api_names=None):
@@ -62,10 +69,16 @@ def markdown_lines(found):
         if row.get("problem"):
             lines.append(f"- strength results {row['problem']}")
             continue
-        text = f"- {code(row['line'])}"
-        if row["survivors"]:
-            named = ", ".join(code(name) + (" (explained)" if name in row["explained"] else "")
-                              for name in row["survivors"])
-            text += f"; survivors: {named}"
-        lines.append(text)
+        lines.append(_bullet(row))
+        if row.get("device"):
+            lines.append(_bullet(row["device"]))
     return lines + [""]
+
+
+def _bullet(row):
+    text = f"- {code(row['line'])}"
+    if row["survivors"]:
+        named = ", ".join(code(name) + (" (explained)" if name in row["explained"] else "")
+                          for name in row["survivors"])
+        text += f"; survivors: {named}"
+    return text
