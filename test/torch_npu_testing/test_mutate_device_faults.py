@@ -44,6 +44,11 @@ class CatalogueShape(unittest.TestCase):
         self.assertNotIn("dev-nondeterministic", chosen)  # needs "repeated" too
         self.assertIn("dev-nondeterministic", [f.code for f in catalogue.faults_for(features | {"repeated"})])
 
+    def test_a_view_op_gets_no_value_fault(self):
+        x = torch.arange(6.0).reshape(2, 3)
+        chosen = [f.code for f in catalogue.faults_for(dispatch_features(aten.t.default, (x,), {}, x.t()))]
+        self.assertEqual(chosen, ["dev-contiguous", "dev-view-copy", "dev-result-cpu", "dev-other-index"])
+
     def test_schema_features(self):
         x = torch.ones(2, 3)
         self.assertIn("writes input", dispatch_features(aten.add_.Tensor, (x, x), {}, x))

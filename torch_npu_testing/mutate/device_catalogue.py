@@ -80,9 +80,17 @@ DEVICE_FAULTS = tuple(DeviceFault(code, text, needs, run, why) for code, text, n
 BY_CODE = {fault.code: fault for fault in DEVICE_FAULTS}
 
 
+VIEW_FAULTS = ("dev-view-copy", "dev-contiguous", "dev-result-cpu", "dev-other-index", "dev-error-swallowed")
+
+
 def faults_for(features):
-    """The faults whose every needed feature is in ``features`` (a set of :data:`device_ops.FEATURES`)."""
-    return [fault for fault in DEVICE_FAULTS if all(need in features for need in fault.needs)]
+    """The faults whose every needed feature is in ``features`` (a set of :data:`device_ops.FEATURES`).
+    A view op (``features`` has "view") computes no value on a device, it only describes memory: it gets
+    the :data:`VIEW_FAULTS` alone (storage, strides, device, checks), never a value fault."""
+    chosen = [fault for fault in DEVICE_FAULTS if all(need in features for need in fault.needs)]
+    if "view" in features:
+        chosen = [fault for fault in chosen if fault.code in VIEW_FAULTS]
+    return chosen
 
 
 def apply(fault, call, tally):

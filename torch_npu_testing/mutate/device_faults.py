@@ -274,18 +274,35 @@ def nondeterministic(call):
                     if t.is_floating_point() and t.numel() else tensors.NOT_APPLICABLE)
 
 
+def _generator_of(call):
+    """``(fork, seed, get_state, set_state)`` of the default generator the dispatch draws from (its device's;
+    ``seed`` seeds that generator alone)."""
+    tensors_in = device_ops.tensor_leaves((call.args, call.kwargs))
+    device = tensors_in[0].device if tensors_in else torch.device(call.kwargs.get("device") or "cpu")
+    if device.type == "cpu":
+        return ((lambda: torch.random.fork_rng(devices=[])), torch.default_generator.manual_seed,
+                torch.get_rng_state, torch.set_rng_state)
+    module = getattr(torch, device.type)
+    index = device.index if device.index is not None else module.current_device()
+    return ((lambda: torch.random.fork_rng(devices=[index], device_type=device.type)), module.manual_seed,
+            lambda: module.get_rng_state(index), lambda state: module.set_rng_state(state, index))
+
+
 def other_stream(call):
-    if not device_ops.schema_facts(call.op)["random"]:
+    """The random op draws from a stream of its own, seeded once, which ``torch.manual_seed`` never reaches."""
+    if not device_ops.schema_facts(call.op)["random"] or call.kwargs.get("generator") is not None:
         return call.real(), NOT_APPLICABLE
-    generator = call.state.get("generator")
-    if generator is None:
-        generator = call.state["generator"] = torch.Generator().manual_seed(0x5EED)
-    with torch.random.fork_rng(devices=[]):
-        torch.set_rng_state(generator.get_state())
+    fork, seed, get_state, set_state = _generator_of(call)
+    if "stream" not in call.state:
+        with fork():
+            seed(0x5EED)
+            call.state["stream"] = get_state()
+    with fork():
+        set_state(call.state["stream"])
         try:
             faulted = call.compute(call.args, call.kwargs)
         finally:
-            generator.set_state(torch.get_rng_state())
+            call.state["stream"] = get_state()
     return faulted, CHANGED
 
 

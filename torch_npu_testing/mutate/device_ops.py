@@ -57,6 +57,17 @@ def is_contiguous_strides(x):
     return x.is_contiguous() or x.numel() <= 1
 
 
+def _safely(check):
+    """A value check that is False where the dtype lacks the op it needs (float8 has no comparison)."""
+    def checked(x):
+        try:
+            return check(x)
+        except (RuntimeError, NotImplementedError, TypeError):
+            return False
+    return checked
+
+
+@_safely
 def _has_subnormal(x):
     if not x.is_floating_point() or x.numel() == 0:
         return False
@@ -65,11 +76,17 @@ def _has_subnormal(x):
     return bool(((values > 0) & (values < tiny)).any())
 
 
+@_safely
 def _int64_wide(x):
     if x.dtype is not torch.int64 or x.numel() == 0:
         return False
     info = torch.iinfo(torch.int32)
     return bool(((x < info.min) | (x > info.max)).any())
+
+
+@_safely
+def _has_nan(x):
+    return bool(x.detach().isnan().any())
 
 
 def _output_features(outputs):
@@ -78,7 +95,7 @@ def _output_features(outputs):
         found.add("tensor out")
         if (out.is_floating_point() or out.is_complex()) and out.numel():
             found.add("floating out")
-            if bool(out.detach().isnan().any()):
+            if _has_nan(out):
                 found.add("nan out")
         if out.dtype in NARROWER:
             found.add("narrowable out")

@@ -9,11 +9,11 @@ mutants), which include what the API returns:
 - the call itself (:meth:`ApiScopes.enter`: the API's hook runs the real call inside it);
 - calls of a callable the API returned (a compiled function): each call is inside the scope too;
 - ops on a tensor the API batched (``_add_batch_dim``'s BatchedTensor): under vmap, the batching rules
-  dispatch on the physical tensor, so a dispatch with an argument that shares the storage of a tensor the
-  API batched (while that tensor lives) is the API's. Inside a dispatch no vmap level is visible, so the
-  same storage used unbatched on the device counts too; a consistency test computes its reference on the
-  CPU, where nothing is faulted. Results of those dispatches are not followed: ``y.sin()`` is the batched
-  op, ``y.sin() * 2`` a vehicle.
+  dispatch on the physical tensor, so a dispatch while a vmap level is open with an argument that shares
+  the storage of a tensor the API batched (while that tensor lives) is the API's. Inside a dispatch
+  functorch shows no level, so the levels are counted where they open and close
+  (:meth:`ApiScopes.count_vmap_levels`); the same storage used unbatched inside an open level counts too.
+  Results of those dispatches are not followed: ``y.sin()`` is the batched op, ``y.sin() * 2`` a vehicle.
 
 Everything else on the device is the test's vehicle (``x * k`` in a grad-mode region, a reference) and is
 never faulted. :class:`DeviceOps` is a ``TorchDispatchMode``: it records (baseline) or faults (a mutant) the
@@ -44,10 +44,29 @@ def _storage(x):
         return None
 
 
+def _rebind(replacements):
+    """Bind every module attribute that is a key of ``replacements`` to its value (torch binds the C
+    functions under other names: ``predispatch._vmap_increment_nesting_impl``); ``[(module, name, original)]``."""
+    import sys
+
+    replaced = []
+    for module in list(sys.modules.values()):
+        for name, value in list(getattr(module, "__dict__", {}).items()):
+            try:
+                new = replacements.get(value)
+            except TypeError:  # an unhashable attribute
+                continue
+            if new is not None:
+                setattr(module, name, new)
+                replaced.append((module, name, value))
+    return replaced
+
+
 class ApiScopes:
     """Per API: how deep inside its in-scope calls the process is, and the storages it batched."""
 
     def __init__(self):
+        self.vmap_levels = 0
         self.depth = collections.Counter()
         self.batched = collections.defaultdict(dict)  # storage -> weak reference to the physical tensor
 
@@ -65,6 +84,28 @@ class ApiScopes:
         self._note_batched(api, result)
         return result
 
+    def count_vmap_levels(self):
+        """Count the vmap levels that open and close, wherever torch or a test opens one; returns ``restore``."""
+        functorch = getattr(torch._C, "_functorch", None)
+        if functorch is None or not hasattr(functorch, "_vmap_increment_nesting"):
+            return lambda: None
+        real_increment, real_decrement = functorch._vmap_increment_nesting, functorch._vmap_decrement_nesting
+
+        def increment(*args, **kwargs):
+            level = real_increment(*args, **kwargs)
+            self.vmap_levels += 1
+            return level
+
+        def decrement(*args, **kwargs):
+            self.vmap_levels = max(0, self.vmap_levels - 1)
+            return real_decrement(*args, **kwargs)
+        replaced = _rebind({real_increment: increment, real_decrement: decrement})
+
+        def restore():
+            for holder, name, original in replaced:
+                setattr(holder, name, original)
+        return restore
+
     def _note_batched(self, api, result):
         functorch = getattr(torch._C, "_functorch", None)
         for leaf in device_ops.tensor_leaves(result):
@@ -78,6 +119,8 @@ class ApiScopes:
     def active(self, tensors):
         """The APIs whose scope a dispatch on ``tensors`` is in."""
         found = [api for api, depth in self.depth.items() if depth > 0]
+        if not self.vmap_levels:
+            return found
         storages = {_storage(t) for t in tensors if type(t) in _PLAIN}
         for api, batched in self.batched.items():
             if api not in found and any(batched[s]() is not None for s in storages & batched.keys()):

@@ -45,7 +45,7 @@ class Plan:
 
 
 def _install(prepared, scopes):
-    tallies, restores = {}, []
+    tallies, restores = {}, [scopes.count_vmap_levels()]
     for target in prepared.targets:
         tallies[target.name] = Tally()
         enter = types.SimpleNamespace(call=lambda real, args, kwargs, tally, name=target.name: scopes.enter(
