@@ -135,6 +135,8 @@ class DeviceOps(TorchDispatchMode):
     dispatches outside every API's scope. In a mutant, ``tally`` counts the faulted op's in-scope calls and
     verdicts (:class:`.faults.Tally`)."""
 
+    supports_higher_order_operators = True  # with_effects, invoke_subgraph: passed through, their ops seen
+
     def __init__(self, device_type, scopes, mutant=None):
         super().__init__()
         self.device_type, self.scopes, self.mutant = device_type, scopes, mutant
@@ -149,8 +151,8 @@ class DeviceOps(TorchDispatchMode):
         kwargs = kwargs or {}
         if self.busy or (self.mutant is not None and op_name(func) != self.mutant[1]):
             return func(*args, **kwargs)  # a mutant's fast path: every other op as it is
-        if not all(t in _PLAIN for t in types):
-            return func(*args, **kwargs)
+        if not isinstance(func, torch._ops.OpOverload) or not all(t in _PLAIN for t in types):
+            return func(*args, **kwargs)  # a higher-order operator runs its aten ops through this mode again
         inputs = device_ops.tensor_leaves((args, kwargs))
         apis = self.scopes.active(inputs) if self._on_device(inputs) else []
         if self.mutant is not None:
