@@ -3,6 +3,7 @@
 """``mutate --device``: the device baseline records the API's own device dispatches, each device mutant
 faults one op's within the API's calls only, and the counting is honest. Run here with ``--device cpu``
 (no device on this box): the API's own CPU dispatches are faulted, the test's reference is not."""
+import argparse
 import json
 import os
 import subprocess
@@ -11,7 +12,7 @@ import textwrap
 
 import pytest
 
-from torch_npu_testing.mutate import device_output, score
+from torch_npu_testing.mutate import cli, device_output, score
 from torch_npu_testing.mutate.output import FORMAT
 from torch_npu_testing.report import strength as report_strength
 
@@ -60,23 +61,31 @@ WEAK = '''
 '''
 
 
-def _mutate(folder, name, body):
+def _run(folder, name, body, apis=("toyapi.scale", "toyapi.flag", "toyapi.never"), options=()):
     path = folder / f"test_{name}.py"
     path.write_text(HEADER + textwrap.dedent(body).replace("\n", "\n    ").rstrip() + "\n")
     out = folder / f"{name}.json"
-    command = [sys.executable, "-m", "torch_npu_testing", "mutate", str(path), "--api", "toyapi.scale", "--api",
-               "toyapi.flag", "--api", "toyapi.never", "--device", "cpu", "--jobs", "2", "--quiet", "--json",
-               str(out)]
+    command = [sys.executable, "-m", "torch_npu_testing", "mutate", str(path), "--device", "cpu", "--jobs", "2",
+               "--quiet", "--json", str(out)] + [item for api in apis for item in ("--api", api)] + list(options)
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + str(folder))
-    done = subprocess.run(command, cwd=str(folder), env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(command, cwd=str(folder), env=env, capture_output=True, text=True, timeout=300), out
+
+
+def _mutate(folder, name, body):
+    done, out = _run(folder, name, body)
     assert done.returncode == 0, done.stderr
     return done, json.loads(out.read_text())
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("device")
-    (folder / "toyapi.py").write_text(API)
+def folder(tmp_path_factory):
+    found = tmp_path_factory.mktemp("device")
+    (found / "toyapi.py").write_text(API)
+    return found
+
+
+@pytest.fixture(scope="module")
+def runs(folder):
     return {name: _mutate(folder, name, body) for name, body in (("strong", STRONG), ("weak", WEAK))}
 
 
@@ -162,3 +171,14 @@ def test_a_survivor_named_in_the_docstring_is_explained(runs):
     assert sentence and "a CPU run has one device" in sentence
     assert device_output.line("x", {"status": "not applicable", "device": "npu", "reason": "r"}) == (
         "device strength x: not applicable on npu (r)")
+
+
+def test_fail_under_counts_device_strength_only_where_it_is_scored(folder):
+    done, _ = _run(folder, "weak_gate", WEAK, ("toyapi.scale",), ("--fail-under", "99"))
+    assert done.returncode == 1 and "mutate: device strength " in done.stderr and "under --fail-under 99" in done.stderr
+    # nothing scored on the device (only switches): stated per API, and the gate does not count it
+    args = argparse.Namespace(fail_under=90.0)
+    assert cli._under(args, {"percent": 100.0, "device": {"percent": None}}) == 0
+    assert cli._under(args, {"percent": 100.0, "device": None}) == 0
+    assert cli._under(args, {"percent": 100.0, "device": {"percent": 80.0}}) == 1
+    assert cli._under(args, {"percent": 80.0, "device": {"percent": 100.0}}) == 1
