@@ -102,6 +102,8 @@ def test_the_baseline_records_the_apis_own_device_ops_and_the_vehicles_apart(run
     scale = _device(document, "toyapi.scale")
     assert scale["status"] == "scored" and list(scale["ops"]) == ["aten.mul.Tensor"]
     assert scale["ops"]["aten.mul.Tensor"]["calls"] == 1
+    # a device mutant runs only the tests that dispatched its op in scope
+    assert scale["ops"]["aten.mul.Tensor"]["tests"] == ["Toy.test_scale_against_a_float64_reference"]
     assert "float32/64" in scale["ops"]["aten.mul.Tensor"]["features"]
     # the reference's own mul (on float64) and its cast ran outside the API's call: vehicles, never faulted
     assert document["device"]["vehicles"].get("aten.mul.Tensor", 0) >= 1

@@ -19,6 +19,7 @@ import json
 import os
 import threading
 import time
+import types
 import unittest
 from dataclasses import dataclass
 
@@ -119,16 +120,28 @@ def run(prepared, index, on_start=None):
     return report
 
 
-def run_tests(prepared, restores, on_start=None, context=None):
-    """FILE's tests with failfast (inside ``context`` when given), then ``restores`` undone; the report's
-    ``tests_run``, ``test_s``, ``first_failure`` and ``reason``."""
+def _flat(suite):
+    for item in suite:
+        if isinstance(item, unittest.TestSuite):
+            yield from _flat(item)
+        else:
+            yield item
+
+
+def run_tests(prepared, restores, on_start=None, context=None, only=None, on_test=None):
+    """FILE's tests with failfast (inside ``context`` when given; only the test ids of ``only`` when given;
+    ``on_test(id)`` as each starts), then ``restores`` undone; the report's ``tests_run``, ``test_s``,
+    ``first_failure`` and ``reason``."""
     import contextlib
 
     if on_start is not None:
         on_start()
     tests = unittest.defaultTestLoader.loadTestsFromModule(prepared.module)
+    if only is not None:
+        tests = unittest.TestSuite([test for test in _flat(tests) if results.test_id(test) in only])
+    listener = None if on_test is None else types.SimpleNamespace(start_test=on_test, stop_test=lambda test: None)
     runner = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0, failfast=True,
-                                     resultclass=results.recorder_class(prepared.path))
+                                     resultclass=results.recorder_class(prepared.path, listener))
     started = time.perf_counter()
     try:
         with context if context is not None else contextlib.nullcontext():

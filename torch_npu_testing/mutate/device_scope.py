@@ -131,7 +131,8 @@ class ApiScopes:
 class DeviceOps(TorchDispatchMode):
     """Records the API's device dispatches (``fault`` None) or faults one op's (a device mutant).
 
-    ``record[api][op name]`` = ``{"calls": n, "features": set}``; ``vehicles[op name]`` counts the device
+    ``record[api][op name]`` = ``{"calls": n, "features": set, "tests": set of test ids}``; ``vehicles[op name]``
+    counts the device
     dispatches outside every API's scope. In a mutant, ``tally`` counts the faulted op's in-scope calls and
     verdicts (:class:`.faults.Tally`)."""
 
@@ -143,6 +144,7 @@ class DeviceOps(TorchDispatchMode):
         self.record = collections.defaultdict(dict)
         self.vehicles = collections.Counter()
         self.tally, self.state, self.busy = Tally(), {}, False
+        self.test = None  # the running test's id (set by the child as each test starts)
 
     def _on_device(self, tensors):
         return any(type(t) in _PLAIN and t.device.type == self.device_type for t in tensors)
@@ -182,8 +184,9 @@ class DeviceOps(TorchDispatchMode):
         finally:
             self.busy = False
         for api in apis:
-            entry = self.record[api].setdefault(name, {"calls": 0, "features": set()})
+            entry = self.record[api].setdefault(name, {"calls": 0, "features": set(), "tests": set()})
             entry["calls"] += 1
+            entry["tests"].add(self.test)
             entry["features"] |= features | ({"repeated"} if entry["calls"] > 1 else set())
 
     def _fault(self, func, args, kwargs, apis):
@@ -203,6 +206,7 @@ class DeviceOps(TorchDispatchMode):
 
     def report(self):
         """The JSON-able record: per API, per op, calls and sorted features; the vehicles' counts."""
-        return {"ops": {api: {name: {"calls": e["calls"], "features": sorted(e["features"])}
+        return {"ops": {api: {name: {"calls": e["calls"], "features": sorted(e["features"]),
+                                     "tests": sorted(t for t in e["tests"] if t)}
                               for name, e in sorted(ops.items())} for api, ops in self.record.items()},
                 "vehicles": dict(sorted(self.vehicles.items()))}

@@ -9,7 +9,9 @@
    fault of :data:`.device_catalogue.DEVICE_FAULTS` whose needed features the op showed. An API whose calls
    dispatch no device op of its own gets none: "not applicable", stated, not a score.
 3. Each device mutant runs in a forked child: the same hooks, and ``DeviceOps`` faulting that one op's
-   in-scope device dispatches; every other dispatch, the CPU's included, is the right one.
+   in-scope device dispatches; every other dispatch, the CPU's included, is the right one. Only the tests
+   that dispatched the op in scope in the baseline run: a kernel fault acts on that dispatch's results, so
+   no other test can see it (the baseline names them per op).
 
 The simulated NPU lives in host memory, so children are forked from the parent, which has imported
 everything and run no tensor op (as for generic mutants); ``--jobs`` children at a time.
@@ -26,10 +28,13 @@ from .faults import Tally
 
 @dataclass(frozen=True)
 class DeviceMutant:
+    """One op's device kernel faulted; ``tests``: the tests that dispatched it in scope in the baseline."""
+
     api: str
     op: str
     index: int
     fault: object
+    tests: tuple = ()
 
     @property
     def id(self):
@@ -64,7 +69,11 @@ def run(prepared, plan, index, on_start=None):
     mutant = None if index == child.BASELINE else plan.mutants[index]
     mode = DeviceOps(plan.device, scopes, None if mutant is None else (mutant.api, mutant.op, mutant.fault))
     tallies, restores = _install(prepared, scopes)
-    report = child.run_tests(prepared, restores, on_start, mode)
+    only = None if mutant is None else set(mutant.tests)
+
+    def on_test(test_id):
+        mode.test = test_id
+    report = child.run_tests(prepared, restores, on_start, mode, only, on_test)
     report.update(index=index, api_calls={name: tally.calls for name, tally in tallies.items()})
     if mutant is None:
         report["device"] = mode.report()
@@ -79,7 +88,7 @@ def catalogue(prepared, record):
     for target in prepared.targets:
         for op, entry in sorted(record.get("ops", {}).get(target.name, {}).items()):
             for fault in faults_for(set(entry["features"])):
-                mutants.append(DeviceMutant(target.name, op, len(mutants), fault))
+                mutants.append(DeviceMutant(target.name, op, len(mutants), fault, tuple(entry.get("tests", ()))))
     return mutants
 
 
