@@ -6,8 +6,9 @@ The public names, all that a test file needs::
 
     from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
 
-(plus ``find_api`` and ``run_in_thread``). They come from :mod:`torch_npu_testing.runtime`, the
-subpackage a test file uses at run time; everything else in the package is tooling.
+(plus ``find_api``, ``run_in_thread``; ``skip_unless_vehicle``, ``vehicle_refusal``, ``api_limit``: limits).
+They come from :mod:`torch_npu_testing.runtime`, the subpackage a test file uses at run time; everything
+else in the package is tooling.
 
 Import this package *before* ``torch``: it defaults ``TORCH_DEVICE_BACKEND_AUTOLOAD`` to ``0`` so that
 a torch_npu installed without CANN cannot break ``import torch``; torch_npu is then imported
@@ -20,8 +21,12 @@ import os
 
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
+from .standin import activate as _activate_standin  # noqa: E402 - after the variable above, before torch
+
+_activate_standin()  # TORCH_NPU_TESTING_STANDIN_NPU=simulated: the simulated NPU (docs/device.md)
+
 __all__ = ["TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least", "find_api",
-           "run_in_thread"]
+           "run_in_thread", "skip_unless_vehicle", "vehicle_refusal", "api_limit"]
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -32,6 +37,9 @@ _LAZY = {
     "torch_version_at_least": "torch_npu_testing.runtime.carried",
     "find_api": "torch_npu_testing.runtime.carried",
     "run_in_thread": "torch_npu_testing.runtime.carried",
+    "skip_unless_vehicle": "torch_npu_testing.runtime.carried_limits",
+    "vehicle_refusal": "torch_npu_testing.runtime.carried_limits",
+    "api_limit": "torch_npu_testing.runtime.carried_limits",
 }
 
 

@@ -32,6 +32,9 @@ COMMANDS = {
     "docs": ("torch_npu_testing.task.docs", "is an API in Ascend's native-API docs per torch version; add it"),
     "new": ("torch_npu_testing.task.scaffold", "start an API task: test-file scaffold and its row in table.json"),
     "mutate": ("torch_npu_testing.mutate.cli", "how strong a test file is against generic port faults of its APIs"),
+    "limits": ("torch_npu_testing.task.limits", "Ascend's documented NPU limits per API for a torch version: table"),
+    "task-id": ("torch_npu_testing.task.taskid", "set an API's community task (ascend_task_id) in table.json"),
+    "adds": ("torch_npu_testing.task.adds", "say once what an API's new tests add over its existing callers"),
 }
 
 
@@ -62,7 +65,17 @@ def main(argv=None):
     parser = build_parser()
     # Only the chosen command's module is imported (the others may need torch).
     if argv and argv[0] in COMMANDS:
-        module, parser = command_parser(argv[0])
+        try:
+            module, parser = command_parser(argv[0])
+        except ModuleNotFoundError as exc:  # a command whose module imports torch, run without torch
+            if exc.name != "torch":
+                raise
+            from .common.toolspython import require_torch
+            try:
+                require_torch(argv[0])
+            except UsageError as error:
+                print(f"torch_npu_testing: error: {error}", file=sys.stderr)
+            return 2
         args = parser.parse_args(argv[1:])
     else:
         parser.parse_args(argv)  # prints usage / help and exits

@@ -33,6 +33,17 @@ Spaces enumerated (a class each; table-driven cases carry a label):
   and inner dimensions of 0, 0-d inputs and outputs, size-1 dimensions;
 - side effects (...SideEffects): buffers and inputs mutated once per call, outputs aliasing an input, no state
   across calls, export never running the module; bad input (...BadInput) to all three calls.
+- torch subsystems (...Subsystems): a first gradient with ``create_graph=True`` has history, a second backward,
+  forward-mode AD and ``torch.func.grad``/``vmap`` of the callable raise upstream's errors (eager does all four);
+  version counters: each call bumps every mutated input and buffer once and nothing else; a namedtuple and a dict
+  as inputs (in ``in_spec``), a namedtuple holding ``torch.return_types.max`` as output; forward pre-hooks and hooks
+  of the module and a submodule traced, a tied weight listed under both names and passed twice, a frozen parameter
+  (no gradient), a non-persistent buffer, the user's subclass of the module; eval mode (BatchNorm's statistics
+  read, not written); ``torch.autocast`` (CPU, and the device when it supports it: bfloat16 traced into the
+  graph) and ``set_default_dtype(float64)`` (read again at each call); dropout from one seed gives eager's mask,
+  gradients and next draw of the global stream; ``copy.copy`` of the export and the callable, pickling refused;
+  no warnings from export and compile. Caches: these APIs take their compilers as arguments and keep no cache of
+  their own (one compile per call, see the recording compilers above).
 
 Not applicable: threads (no thread-local state; grad mode at export, the one thread-local input, is covered) and
 vmap (batched tensors are no input here). ``mutate``'s generic catalogue leaves nothing a test could see: export's
@@ -51,8 +62,10 @@ On the CPU results are compared with eager CPU (bitwise); on an accelerator the 
 eager on CPU (exact for integer-valued data, float round-off else), and a dtype whose eager run fails on the device
 must fail compiled there with the same exception type.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, requires_api, torch_version_at_least
+from torch_npu_testing import (TestCase, run_tests, device_type, requires_api, torch_version_at_least,
+                               skip_unless_vehicle)
 
+import collections
 import contextlib
 import copy
 import functools
@@ -60,6 +73,7 @@ import importlib
 import inspect
 import math
 import os
+import pickle
 import sys
 import tempfile
 import warnings
@@ -232,10 +246,15 @@ def dtype_inputs(dtypes):  # one (2, 3) input per dtype; those of GRAD_DTYPES re
 
 
 @functools.lru_cache(maxsize=None)
+def eager_on_device(dtype):
+    """The dtype model's eager forward and backward on DEVICE."""
+    backward(dtypes_model((dtype,)).to(DEVICE)(*dtype_inputs((dtype,))(DEVICE)[0]))
+
+
 def device_dtypes():
-    """ALL_DTYPES whose eager run works on DEVICE (all of them on the CPU)."""
+    """ALL_DTYPES whose eager run (forward and backward) works on DEVICE (all of them on the CPU)."""
     return ALL_DTYPES if DEVICE == "cpu" else tuple(d for d in ALL_DTYPES if eager_error(
-        lambda d=d: dtypes_model((d,)).to(DEVICE)(*dtype_inputs((d,))(DEVICE)[0])) is None)
+        lambda d=d: eager_on_device(d)) is None)
 
 
 def eager_error(fn):
@@ -513,7 +532,8 @@ class AotTestCase(TestCase):
             for name in want.__tensor_flatten__()[0]:
                 self.assert_same_leaf(f"{what}.{name}", getattr(got, name), getattr(want, name), tol)
             return
-        self.assert_tensor(got, want, what, device=DEVICE, **tol)
+        float8 = want.dtype.itemsize == 1 and want.dtype.is_floating_point  # assert_close: float8 compares bitwise only
+        self.assert_tensor(got, want, what, device=DEVICE, **(EXACT if float8 else tol))
         self.assert_value(got.requires_grad, want.requires_grad, f"{what}: requires_grad")
         if want.layout == torch.strided:
             self.assert_value((got.is_conj(), got.is_neg()), (want.is_conj(), want.is_neg()), f"{what}: conj/neg bits")
@@ -949,14 +969,17 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
         for dtype in sorted(set(ALL_DTYPES) - set(device_dtypes()), key=str):
             with self.subTest(f"{dtype}: eager fails on {DEVICE}"):
                 make = dtype_inputs((dtype,))
-                error = eager_error(lambda: dtypes_model((dtype,)).to(DEVICE)(*make(DEVICE)[0]))
+                error = eager_error(lambda: eager_on_device(dtype))
                 with self.assert_raises_exactly(error, f"{dtype} compiled on {DEVICE}"):
                     run(Exported(lambda: dtypes_model((dtype,)), make), make, DEVICE, compiled=True)
 
     def test_mixed_dtype_ops_promote_and_backpropagate_as_eager(self):
         """float16, bfloat16, int64, complex64 inputs and a float32 weight in one graph: outputs of torch.promote_types
         of the operands (floor division int64, comparison bool); values and gradients (own dtypes) eager's."""
-        got, dtypes = self.assert_matches_eager("mixed dtypes", shared("mixed")), MIXED_DTYPES + (torch.float32,)
+        exported = shared("mixed")
+        skip_unless_vehicle(self, f"the mixed-dtype model eager on {DEVICE}",
+                            lambda: run(exported, exported.make, DEVICE, compiled=False))
+        got, dtypes = self.assert_matches_eager("mixed dtypes", exported), MIXED_DTYPES + (torch.float32,)
         self.assert_value([o.dtype for o in got[0][1]], [torch.promote_types(dtypes[a], dtypes[b]) for a, b in
                                                          MIXED_PAIRS] + [torch.int64, torch.bool], "output dtypes")
         self.assert_value([None if g is None else g.dtype for what, g in got if what.startswith("gradient")],
@@ -1109,6 +1132,8 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
     def test_two_tensors_of_every_dtype_layout_and_size_match_eager(self):
         """One export of a TwoTensor per standard dtype, layout and size (TWO_TENSOR_CASES): two primals each; x * 2's
         dtype (bool: int64), parts, strides and gradients (floating and complex) are eager's."""
+        skip_unless_vehicle(self, f"x * 2 in every case's dtype on {DEVICE} (one export holds them all)", lambda: [
+            torch.ones(shape, dtype=dtype, device=DEVICE) * 2 for shape, dtype, _ in TWO_TENSOR_CASES.values()])
         primals = [n for n, _ in placeholders(shared("two_tensor").joint.graph_module) if n.startswith("primals")]
         self.assert_value(len(primals), 2 * len(TWO_TENSOR_CASES), "two primals per TwoTensor input")
         got = self.assert_matches_eager("TwoTensor space", shared("two_tensor"))
@@ -1132,7 +1157,7 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
         d = aot_module("descriptors")
         for label, wrap in [("plain", lambda t: t), ("TwoTensor", lambda t: TwoTensor(t, t * 2 + 1))]:
             with self.subTest(label):
-                make = (lambda n: lambda device: ((wrap(on_device(values((n, 3)))).requires_grad_(True),), None))
+                make = (lambda n: lambda device: ((wrap(values((n, 3)).to(device)).requires_grad_(True),), None))
                 fake = FakeTensorMode(shape_env=ShapeEnv()).from_tensor(make(4)(DEVICE)[0][0], static_shapes=False)
                 refused = label == "TwoTensor" and not torch_version_at_least("2.10")  # its fake mode is not picked up
                 with self.assert_raises_exactly(AssertionError, "a fake TwoTensor example on 2.9.1") if refused else \
@@ -1293,6 +1318,212 @@ class TestAotJointWithDescriptorsBadInput(AotTestCase):
                 with self.assert_raises_exactly(error, f"compiled callable with {label}"):
                     call()
                 self.assert_value(int(buffers[2]), 0, f"{label}: num_batches_tracked after the failed call")
+
+
+# --------------------------------------------------------------------------- torch subsystems
+Pair = collections.namedtuple("Pair", "first second")
+
+
+def pair_forward(m, pair, extra):  # a namedtuple and a dict in, a namedtuple holding torch.return_types out
+    y = m.proj(pair.first) * pair.second + extra["shift"]
+    return Pair(y, torch.max(y, 1))
+
+
+class HookedModel(Model):
+    """A user's subclass of the module: hooks on it and its submodule, a tied weight, a frozen parameter and a
+    non-persistent buffer."""
+
+    def __init__(self):
+        super().__init__(lambda m, x: m.tail(m.head(x)) * m.frozen + m.offset,
+                         [("head", nn.Linear(3, 3)), ("tail", nn.Linear(3, 3, bias=False))],
+                         params=[("frozen", torch.tensor([1.0, -2.0, 0.5]))])
+        self.tail.weight = self.head.weight
+        self.frozen.requires_grad_(False)
+        self.register_buffer("offset", torch.tensor([0.5, 0.0, -1.0]), persistent=False)
+        self.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+        self.head.register_forward_hook(lambda m, args, out: out + 1)
+
+
+def dropout_forward(m, x): return nn.functional.dropout(x * m.weight, 0.5)
+def default_dtype_forward(m, x): return x * 1.5 + torch.tensor(0.25, device=x.device)
+
+
+SUBSYSTEM_MODELS = {  # name: (CPU reference factory, make(device), Exported keywords, context of export and calls)
+    "containers": (lambda: Model(pair_forward, [("proj", nn.Linear(3, 3))]), lambda device: ((Pair(
+        on_device(values((2, 3)) / 2).to(device).requires_grad_(), values((2, 3), start=2).to(device) / 4),
+        {"shift": values((3,)).to(device)}), None), {}, contextlib.nullcontext),
+    "hooks": (HookedModel, inputs(values((2, 3)) / 2, grad=True), {}, contextlib.nullcontext),
+    "eval": (lambda: MODELS["batchnorm"]().eval(), inputs(values((5, 3)) / 4), {}, contextlib.nullcontext),
+    "autocast": (MODELS["linear"], inputs(values((2, 3)) / 2, grad=True), {}, lambda: autocast_here()),
+    "default_dtype": (lambda: Model(default_dtype_forward), inputs(values((2, 3), torch.int64)), {},
+                      lambda: default_dtype(torch.float64)),
+    "dropout": (lambda: Model(dropout_forward, params=[("weight", values((64,), start=1) / 8)]),
+                inputs(torch.ones(64)), {}, contextlib.nullcontext),
+}
+
+
+def autocast_here():
+    """torch.autocast(bfloat16) on the CPU (eager's reference) and on the device when it supports autocast."""
+    stack = contextlib.ExitStack()
+    for device in {"cpu", DEVICE}:
+        if torch.amp.is_autocast_available(device):
+            stack.enter_context(torch.autocast(device, dtype=torch.bfloat16))
+    return stack
+
+
+@contextlib.contextmanager
+def default_dtype(dtype):
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(saved)
+
+
+def subsystem_export(name):
+    """SUBSYSTEM_MODELS[name] exported and compiled once per process, inside its context, warnings recorded."""
+    key = f"subsystems/{name}"
+    if key not in _SHARED:
+        model_fn, make, options, context = SUBSYSTEM_MODELS[name]
+        with warnings.catch_warnings(record=True) as caught, context():
+            warnings.simplefilter("always")
+            _SHARED[key] = Exported(model_fn, make, **options)
+        _SHARED[key].warnings = [str(w.message) for w in caught]
+    return _SHARED[key]
+
+
+@requires_api(EXPORT_API, since="2.9")
+class TestAotJointWithDescriptorsSubsystems(AotTestCase):
+    """Where the exported graph and the compiled callable meet other parts of torch: autograd beyond first order,
+    torch.func, version counters, containers, nn.Module hooks and parameter kinds, eval mode, autocast, the default
+    dtype, RNG, a module subclass, copies, warnings."""
+
+    shared_exports = ("linear", "batchnorm", "input_mutation")
+
+    def test_higher_order_forward_mode_and_func_transforms_are_refused(self):
+        """A first gradient with create_graph=True has history; a second backward, forward-mode AD and torch.func's
+        grad and vmap of the callable raise upstream's errors (eager does all four)."""
+        exported = shared("linear")
+        params, x = leaf_copies(exported.model.parameters()), exported.args[0]
+        leaf = x.detach().clone().requires_grad_()
+        first, = torch.autograd.grad(exported.compiled(*params, leaf).sum(), params[0], create_graph=True)
+        self.assertIsNotNone(first.grad_fn, "the first gradient with create_graph=True has history")
+        with self.assert_raises_exactly(RuntimeError, "second backward", match="does not currently support double"):
+            torch.autograd.grad((first * first).sum(), leaf)
+        import torch.autograd.forward_ad as fwad
+        with fwad.dual_level(), self.assert_raises_exactly(NotImplementedError, "forward-mode AD", match="jvp"):
+            exported.compiled(*params, fwad.make_dual(x, torch.ones_like(x)))
+        for label, transform in (("torch.func.grad", lambda f: torch.func.grad(lambda t: f(t).sum())),
+                                 ("torch.vmap", torch.vmap)):
+            with self.subTest(label), self.assert_raises_exactly(RuntimeError, label, match="setup_context"):
+                transform(lambda t: exported.compiled(*params, t))(x)
+
+    def test_version_counters_of_mutated_inputs_and_buffers(self):
+        """Each call bumps the version counter of every input and buffer the graph mutates once (the write-back
+        copy), and of nothing else: an input doubled in place [1]; BatchNorm's running_mean, running_var,
+        num_batches_tracked and its unmutated input [1, 1, 1, 0] (eager's kernel bumps [0, 0, 1, 0] on the CPU:
+        it writes the running statistics without a bump)."""
+        for name, grad, wanted in (("input_mutation", False, [1]), ("batchnorm", True, [1, 1, 1, 0])):
+            with self.subTest(name):
+                exported = shared(name)
+                buffers, args = [b.clone() for b in exported.model.buffers()], exported.make(DEVICE)[0]
+                tensors = buffers + list(args)
+                before = [t._version for t in tensors]
+                with torch.set_grad_enabled(grad):
+                    exported.compiled(*leaf_copies(exported.model.parameters()), *buffers, *args)
+                self.assert_value([t._version - v for t, v in zip(tensors, before)], wanted,
+                                  f"{name}: version bumps of buffers and inputs per call")
+
+    def test_namedtuple_dict_and_return_types_in_and_out(self):
+        """A namedtuple and a dict as inputs are in in_spec; the callable returns eager's namedtuple holding a
+        torch.return_types.max, with eager's values and gradients."""
+        exported = subsystem_export("containers")
+        got = self.assert_matches_eager("containers", exported)
+        out = dict(got)["output"]
+        self.assert_value((type(out), type(out.second)), (Pair, torch.return_types.max), "types of the outputs")
+        model, args = exported.model, exported.make("cpu")[0]
+        self.assert_value(exported.joint.in_spec, pytree.tree_structure(([*model.parameters(), *args], {})),
+                          "in_spec: the namedtuple and the dict of the inputs")
+
+    def test_module_hooks_tied_frozen_and_non_persistent(self):
+        """Hooks of the module and its submodule are traced; params_spec lists a tied weight under both names
+        (named_parameters(remove_duplicate=False)) and the callable takes it twice; the frozen parameter gets no
+        gradient, the non-persistent buffer is a buffer; output and gradients as eager's (a subclass of Model)."""
+        exported = subsystem_export("hooks")
+        names = [name for name, _ in exported.model.named_parameters(remove_duplicate=False)]
+        self.assert_value((exported.joint.params_spec, exported.joint.buffers_spec),
+                          (names, ["offset"]), "params_spec, buffers_spec")
+        self.assert_value(names, ["frozen", "head.weight", "head.bias", "tail.weight"], "parameter names")
+        leaves = dict(zip(("frozen", "head.weight", "head.bias"), leaf_copies(exported.model.parameters())))
+        leaves["tail.weight"] = leaves["head.weight"]
+        reference = copy.deepcopy(exported.reference)
+        x_cpu = exported.make("cpu")[0][0]
+        with torch.enable_grad():
+            got = exported.compiled(*[leaves[n] for n in names], *exported.model.buffers(), *exported.args)
+            want = reference(x_cpu)
+            backward(got)
+            backward(want)
+        self.assert_same_leaf("output with hooks", got, want, TOLERANCE)
+        for name, param in reference.named_parameters():
+            want_grad = param.grad
+            self.assertIs(leaves[name].grad is None, want_grad is None, f"{name}: has a gradient as eager")
+            if want_grad is not None:
+                self.assert_tensor(leaves[name].grad, want_grad, f"gradient of {name} (tied: summed)", device=DEVICE,
+                                   **TOLERANCE)
+        self.assertIsInstance(exported.model, HookedModel, "the exported module is the user's subclass")
+
+    def test_eval_mode_autocast_and_default_dtype(self):
+        """Eval BatchNorm: running statistics used, not updated; under torch.autocast the callable gives eager's
+        bfloat16 (called inside autocast, and outside too: autocast is traced); under set_default_dtype(float64) an
+        int64 input times 1.5 is float64 as eager's (called outside: float32, promotion reads the default per call)."""
+        exported = subsystem_export("eval")
+        got = dict(self.assert_matches_eager("eval mode", exported))
+        self.assert_tensor(got["buffer norm.running_mean"], torch.zeros(4), "running_mean in eval", device=DEVICE)
+        tol = TOLERANCE if DEVICE == "cpu" else {"atol": 1e-2, "rtol": 1e-2}
+        for name, context, dtype, outside_dtype in (
+                ("autocast", autocast_here, torch.bfloat16, torch.bfloat16),
+                ("default_dtype", lambda: default_dtype(torch.float64), torch.float64, torch.float32)):
+            with self.subTest(name):
+                exported = subsystem_export(name)
+                with context():
+                    got = dict(self.assert_matches_eager(name, exported, tol=tol))
+                self.assertIs(got["output"].dtype, dtype, f"{name}: output dtype")
+                params = leaf_copies(exported.model.parameters())
+                outside = exported.compiled(*params, *exported.make(DEVICE)[0])
+                self.assertIs(outside.dtype, outside_dtype, f"{name}: output dtype called outside the context")
+
+    def test_dropout_draws_as_eager_and_advances_the_stream(self):
+        """From one seed the callable's dropout mask, output and gradients equal eager's on the device, and the
+        global stream's next draw is the same after both."""
+        exported = subsystem_export("dropout")
+        results, following = [], []
+        for compiled in (True, False):
+            with torch.random.fork_rng(devices=[] if DEVICE == "cpu" else None, device_type=DEVICE):
+                torch.manual_seed(5)
+                results.append(run(exported, exported.make, DEVICE, compiled=compiled))
+                following.append(torch.rand(4, device=DEVICE))
+        self.assert_same_results("dropout, compiled vs eager on the device", results[0], results[1], EXACT)
+        self.assert_tensor(following[0], following[1].cpu(), "next draw of the global stream", device=DEVICE)
+
+    def test_copies_pickling_and_warnings(self):
+        """copy.copy of the export and the callable work, pickling refuses a local object (deepcopy is left out:
+        upstream's copy of the fake-tensor state corrupts the heap at interpreter exit); exporting and compiling
+        the subsystem models gave no warning."""
+        exported = shared("linear")
+        for label, copy_of in (("copy", copy.copy),):
+            with self.subTest(label):
+                joint = copy_of(exported.joint)
+                self.assert_value((type(joint), joint.params_spec), (type(exported.joint), exported.joint.params_spec),
+                                  f"{label} of the export")
+                params = leaf_copies(exported.model.parameters())
+                self.assert_tensor(copy_of(exported.compiled)(*params, *exported.args), exported.compiled(
+                    *params, *exported.args).detach().cpu(), f"{label} of the callable", device=DEVICE)
+        for label, obj in (("export", exported.joint), ("callable", exported.compiled)):
+            with self.subTest(label), self.assertRaises((AttributeError, pickle.PicklingError, TypeError)):
+                pickle.dumps(obj)
+        self.assert_value({name: subsystem_export(name).warnings for name in SUBSYSTEM_MODELS},
+                          {name: [] for name in SUBSYSTEM_MODELS}, "warnings of export and compile")
 
 
 if __name__ == "__main__":

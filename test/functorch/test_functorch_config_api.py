@@ -54,6 +54,18 @@ Input classes where device ports break, and where they are covered:
   as the very objects they were and inductor's and ``torch._dynamo.config``'s whole copies equal (dynamo
   shares no name), and an inductor patch leaves functorch's value alone. Grad mode and vmap levels are not
   neighbours of this API (it reads and writes neither).
+- torch subsystems, ``TestConfigPatchSubsystems``: ``torch.func.grad``, ``vmap`` and ``jvp`` of a decorated
+  function run it patched; changes as an ``OrderedDict`` or a dict subclass are applied (and not modified), a
+  mapping that is not a dict is refused, a list value is stored as the object; ``get_hash()`` (the key of
+  caches built on the config) follows the patch, nested and decorated, and is the old one after;
+  a decorated ``nn.Module.forward`` runs patched while its forward pre-hook and hook run outside the patch,
+  eval mode and ``state_dict`` untouched; ``torch.autocast`` and ``set_default_dtype`` pass through, no RNG
+  draw; ``functools.partial``, callable objects, static and class methods decorated like functions;
+  ``copy.copy`` of a patch is a working patch, ``copy.deepcopy`` and ``pickle`` as the release has them; no
+  warnings. Not applicable here: autograd of the API itself (it takes and returns no tensor; the compiled
+  computation's gradients are above, AOTAutograd's higher-order and forward-mode limits are the aot file's),
+  version counters (it writes no tensor), ``torch.return_types`` (it returns a context manager), subclasses
+  (the patch's class is local to each ``patch()`` call, so no user subclass exists).
 
 Where upstream releases differ, the installed release's behaviour is asserted:
 
@@ -68,20 +80,25 @@ Where upstream releases differ, the installed release's behaviour is asserted:
 - patched values are process-wide before 2.12 and thread-local from 2.12 (so one patch object can be
   active in two threads at once only from 2.12, and a patch a worker leaves entered dies with it);
 - a dtype without a CPU kernel raises ``NotImplementedError`` from 2.8 and ``RuntimeError`` before;
-- ``selective_decompose`` is a key of both functorch's and inductor's config from 2.10 only.
+- ``selective_decompose`` is a key of both functorch's and inductor's config from 2.10 only;
+- ``copy.deepcopy`` of a patch works before 2.12 and raises ``TypeError`` (its ``ContextVar``) from 2.12.
 
 On a CPU box every contract point is checked on the CPU against independently computed values. On an
 accelerator the computation driven under the patch runs on the device and must equal the CPU reference
 exactly (the inputs are small integer or half-integer numbers, exact in every dtype used), with the
 strides of eager on the device.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, requires_api, run_in_thread, torch_version_at_least
+from torch_npu_testing import (TestCase, run_tests, device_type, requires_api, run_in_thread, torch_version_at_least,
+                               skip_unless_vehicle, vehicle_refusal)
 
+import collections
 import contextlib
+import copy
 import functools
 import math
 import pickle
 import re
+import types
 import unittest
 import warnings
 
@@ -952,8 +969,23 @@ def _compile(functions, seen):
                         bw_compiler=lambda graph_module, _: make_boxed_func(graph_module))
 
 
+def eager_on_device(build, fn):
+    """A case's eager forward and backward on DEVICE: the vehicle of its compiled run (its leaf's grad kept)."""
+    with torch.enable_grad():
+        leaf, inp = build(DEVICE)
+        before = leaf.grad
+        try:
+            _backward(as_tuple(fn(inp)))
+        finally:
+            leaf.grad = before
+
+
 def _compile_and_run(cases, *patches):
-    """The cases' functions compiled by aot_function and run (forward + backward) on DEVICE under ``patches``."""
+    """The cases' functions compiled by aot_function and run (forward + backward) on DEVICE under ``patches``;
+    a case whose eager run the device refuses (a device limit) is left out, under ``refused``."""
+    refused = [case for case in cases if vehicle_refusal(f"{case[1]} eager on {DEVICE}",
+                                                         lambda case=case: eager_on_device(*case[2:]))]
+    cases = [case for case in cases if case not in refused]
     seen = {}
     compiled = _compile([fn for *_, fn in cases], seen)
     with torch.enable_grad():  # the views of leaves that require grad must record it, whatever the grad mode
@@ -971,7 +1003,7 @@ def _compile_and_run(cases, *patches):
     per_case = [[tuple(out.detach() for out in flat[start:start + count]) for start, count in spans]
                 for flat in (outputs, again)]
     return {"cases": cases, "seen": seen, "outputs": per_case[0], "again": per_case[1],
-            "grads": [leaf.grad for leaf, _ in built]}
+            "grads": [leaf.grad for leaf, _ in built], "refused": refused}
 
 
 @functools.lru_cache(maxsize=None)
@@ -1011,6 +1043,10 @@ class ComputationUnderPatch(TestCase):
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the aot_function runs under the patches")
         for name in names:
             run = runs[name]
+            for case_class, label, *_ in run["refused"]:
+                if case_class == input_class:
+                    with self.subTest(f"{name}: {label}"):
+                        skip_unless_vehicle(self, f"{label} eager on {DEVICE}", None)  # refused: known
             for index, (case_class, label, build, fn) in enumerate(run["cases"]):
                 if case_class == input_class:
                     with self.subTest(f"{name}: {label}"):
@@ -1043,7 +1079,7 @@ class TestConfigPatchDrivesComputation(ComputationUnderPatch):
     def test_patched_cse_flag_reaches_aot_autograd(self):
         """Forward graph: 2 muls per x*x + x*x under patch(cse=False), 1 under a nested patch(cse=True); one compile."""
         runs = aot_runs_under_patch()
-        muls = 2 * sum(fn is duplicated_square for *_, fn in GRAD_CASES)
+        muls = 2 * sum(fn is duplicated_square for *_, fn in runs["grad"]["cases"])  # those the device runs
         self.assert_value(runs["grad"]["seen"], {"compiles": 1, "cse": False, "muls": muls},
                           f"patch(cse=False): (compiles, cse, aten.mul count) seen by the forward compiler "
                           f"for {muls // 2} inputs through x*x + x*x")
@@ -1073,6 +1109,7 @@ class TestConfigPatchComputationDtypes(ComputationUnderPatch):
                 values = position_values(dtype, (2, 3))
                 with self.assert_raises_exactly(MISSING_KERNEL_ERROR, f"{dtype}: CPU eager x*x + x*x (the reference)"):
                     duplicated_square(values)
+                skip_unless_vehicle(self, f"{dtype} on {DEVICE}", lambda: values.to(DEVICE))
                 self.check_refused(f"{dtype} (2, 3)", values, MISSING_KERNEL_ERROR, compiled)
 
     def test_quantized_dtypes_are_refused_alike(self):
@@ -1111,6 +1148,7 @@ class TestConfigPatchComputationLayouts(ComputationUnderPatch):
                 warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta state", UserWarning)
                 sparse = to_sparse(dense)
                 self.assert_tensor(doubled(sparse).to_dense(), doubled(dense), f"{label}: CPU eager x + x (accepted)")
+                skip_unless_vehicle(self, f"{label} on {DEVICE}", lambda: sparse.to(DEVICE))
                 self.check_refused(label, sparse, AssertionError, _compile([doubled], {}))
 
 
@@ -1141,7 +1179,7 @@ def storage_relations(inputs, outputs):
 
 
 def side_effect_inputs(device):
-    return grid(6).reshape(2, 3).to(device).requires_grad_(), grid(3).to(device)
+    return grid(6).reshape(2, 3).to(device).requires_grad_(), grid(3).clone().to(device)  # not views on any device
 
 
 @functools.lru_cache(maxsize=None)
@@ -1218,6 +1256,153 @@ class TestConfigPatchComputationSideEffects(TestCase):
 
 
 del ComputationUnderPatch  # a base, not a test class of its own
+
+
+# --------------------------------------------------------------------------- torch subsystems
+def cse_scale(x):
+    """x scaled by 1 while cse is patched off and by 0 otherwise: the result shows the value seen inside."""
+    return x * (0.0 if config.cse else 1.0)
+
+
+class CseReader:
+    """Callables that are not functions, each returning the cse value it sees."""
+
+    def __call__(self):
+        return config.cse
+
+    @staticmethod
+    def static():
+        return config.cse
+
+    @classmethod
+    def klass(cls):
+        return config.cse
+
+
+class OrderedChanges(dict):
+    """A user's dict subclass of changes."""
+
+
+class TestConfigPatchSubsystems(TestCase):
+    """Where the patch meets other parts of torch: torch.func transforms of a decorated function, mappings of
+    changes, the config hash, nn.Module forward and hooks, autocast, the default dtype, the RNG stream,
+    callables that are not functions, copies, warnings."""
+
+    def test_torch_func_transforms_of_a_decorated_function(self):
+        """grad, vmap and jvp of a patch-decorated function run it patched (x scaled by 1, not 0) and restore."""
+        decorated = config.patch(cse=False)(lambda x: cse_scale(x).sum())
+        x = torch.tensor([1.5, -2.0, 0.5], device=DEVICE)
+        ones = torch.ones(3, device=DEVICE)
+        self.assert_tensor(torch.func.grad(decorated)(x), ones.cpu(), "grad of the decorated function", device=DEVICE)
+        self.assert_tensor(torch.vmap(config.patch(cse=False)(cse_scale))(x), x.cpu(), "vmap of it", device=DEVICE)
+        self.assert_tensor(torch.func.jvp(decorated, (x,), (ones,))[1], torch.tensor(3.0), "jvp of it", device=DEVICE)
+        self.assert_value(current(*DEFAULTS), DEFAULTS, "after the transforms")
+
+    def test_mappings_of_changes(self):
+        """A dict subclass or an OrderedDict of changes is applied; a mapping that is not a dict is refused as a
+        lone positional argument; the dict passed is not modified and a list value is stored as the object."""
+        marker = ["patched marker"]
+        for label, changes in (("OrderedDict", collections.OrderedDict(cse=False)), ("dict subclass",
+                                                                                     OrderedChanges(cse=False))):
+            with self.subTest(label), config.patch(changes):
+                self.assert_value(current("cse"), expected(cse=False), f"patch({label}) inside")
+            self.assert_value(dict(changes), {"cse": False}, f"the {label} after the patch")
+        with self.assert_raises_exactly(AssertionError, "patch(MappingProxyType)", match=installed_message(
+                MSG_LONE_ARG)):
+            config.patch(types.MappingProxyType({"cse": False}))
+        old = config.debug_assert
+        with config.patch({"debug_assert": marker}):
+            self.assertIs(config.debug_assert, marker, "a list value is stored as the very object")
+        self.assertIs(config.debug_assert, old, "the key's old object after the patch")
+
+    def test_config_hash_follows_the_patch(self):
+        """get_hash() differs inside a patch of a non-default value, equals the default's inside a patch of the
+        default value and is the old one again after the patch, also inside a decorated function."""
+        before = config.get_hash()
+        with config.patch(cse=False):
+            inside = config.get_hash()
+            with config.patch(cse=True):
+                self.assert_value(config.get_hash(), before, "hash inside a nested patch of the default value")
+            self.assert_value(config.get_hash(), inside, "hash after the nested patch")
+        self.assertTrue(inside != before, "hash inside patch(cse=False) differs from the default's")
+        self.assert_value(config.get_hash(), before, "hash after the patch")
+        self.assert_value(config.patch(cse=False)(config.get_hash)(), inside, "hash inside a decorated function")
+        self.assert_value(config.get_hash(), before, "hash after the decorated function")
+
+    def test_module_forward_decorated_and_its_hooks(self):
+        """A decorated forward runs patched while the module's forward pre-hook and hook run outside it; eval mode
+        and the state_dict are untouched and the output equals the undecorated module's."""
+        torch.manual_seed(0)
+        module = torch.nn.Linear(3, 2).to(DEVICE).eval()
+        seen = []
+        module.register_forward_pre_hook(lambda m, args: seen.append(("pre", config.cse)))
+        module.register_forward_hook(lambda m, args, out: seen.append(("post", config.cse)))
+        x = torch.ones(4, 3, device=DEVICE)
+        plain = module(x)
+        state = {key: value.clone() for key, value in module.state_dict().items()}
+        forward = module.forward
+        module.forward = config.patch(cse=False)(lambda t: seen.append(("forward", config.cse)) or forward(t))
+        seen.clear()
+        got = module(x)
+        self.assert_value(seen, [("pre", CSE_DEFAULT), ("forward", False), ("post", CSE_DEFAULT)], "cse seen in order")
+        self.assert_tensor(got, plain.detach().cpu(), "output of the decorated forward", device=DEVICE)
+        self.assertFalse(module.training, "eval mode after the decorated call")
+        for key, value in module.state_dict().items():
+            self.assert_tensor(value, state[key].cpu(), f"state_dict {key}", device=DEVICE)
+
+    def test_autocast_default_dtype_and_rng_stream_untouched(self):
+        """Entering and leaving a patch inside torch.autocast and under set_default_dtype(float64) keeps both; the
+        patch draws nothing from the global RNG stream."""
+        saved = torch.get_default_dtype()
+        torch.manual_seed(11)
+        state = torch.get_rng_state()
+        torch.set_default_dtype(torch.float64)
+        try:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                with config.patch(cse=False):
+                    product = torch.ones(2, 3, dtype=torch.float32) @ torch.ones(3, 2, dtype=torch.float32)
+                self.assert_value((torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"), product.dtype),
+                                  (True, torch.bfloat16, torch.bfloat16), "autocast after the patch, matmul inside")
+                config.patch(cse=False)(lambda: None)()
+            self.assert_value((torch.get_default_dtype(), torch.tensor([0.5]).dtype), (torch.float64, torch.float64),
+                              "the default dtype after the patch")
+        finally:
+            torch.set_default_dtype(saved)
+        self.assertTrue(torch.equal(torch.get_rng_state(), state), "global RNG state after patches")
+
+    def test_callables_and_copies(self):
+        """partial, callable objects, static and class methods are decorated like functions; copy.copy of a patch
+        is a working patch; deepcopy works before 2.12 and refuses the ContextVar from 2.12; pickle refuses the
+        class local to patch()."""
+        reader = CseReader()
+        for label, func in (("partial", functools.partial(getattr, config, "cse")), ("callable object", reader),
+                            ("staticmethod", CseReader.static), ("classmethod", CseReader.klass)):
+            with self.subTest(label):
+                wrapped = config.patch(cse=False)(func)
+                self.assert_value((wrapped(), config.cse), (False, CSE_DEFAULT), f"decorated {label}, after")
+        patch = config.patch(cse=False)
+        for label, copy_of in (("copy", copy.copy), ("deepcopy", copy.deepcopy)):
+            with self.subTest(label):
+                if label == "deepcopy" and torch_version_at_least(REENTRANT_AND_THREAD_LOCAL_SINCE):
+                    with self.assert_raises_exactly(TypeError, "deepcopy of a patch", match="ContextVar"):
+                        copy.deepcopy(patch)
+                    continue
+                made = copy_of(patch)
+                self.assertIs(type(made), type(patch), f"{label}: type")
+                with made:
+                    self.assert_value(current("cse"), expected(cse=False), f"inside the {label}")
+                self.assert_value(current(*DEFAULTS), DEFAULTS, f"after the {label}")
+        with self.assertRaises((AttributeError, pickle.PicklingError), msg="pickle of a patch"):
+            pickle.dumps(patch)
+
+    def test_no_warnings(self):
+        """No call form, decorator or nesting gives a warning."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with config.patch(cse=False), config.patch({"debug_assert": True}), config.patch("cse", True):
+                pass
+            config.patch(cse=False)(lambda: None)()
+        self.assert_value([str(w.message) for w in caught], [], "warnings")
 
 
 if __name__ == "__main__":

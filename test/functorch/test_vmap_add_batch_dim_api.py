@@ -32,6 +32,16 @@ Every input class of a consistency test reaches the API through vmap's arguments
 - call forms (every ``in_dims`` / ``out_dims`` of 1-d to 4-d tensors, ``None``, tuples, containers, dict
   out_dims, keywords, ``chunk_size`` and ``randomness``, also per nested level), side effects (in-place
   writes, aliasing, levels left behind), bad input (exact exception types), threads (per-thread levels).
+- torch subsystems, ``TestVmapSubsystems``: forward-mode tangents of a dual input through a hand-built level,
+  ``jvp`` of vmap and vmap of ``jvp``; second-order gradients (``create_graph``) through the wrapper of a
+  non-leaf input and ``torch.func.hessian`` of vmap (first-order per-sample gradients: ``TestAddBatchDimAndVmap``);
+  the input's ``_version`` untouched by wrapping, a new wrapper per call, a Parameter or Tensor subclass wrapped
+  as a plain Tensor wrapper, ``copy.deepcopy`` of a wrapper refused as upstream (so pickling does not apply);
+  ``torch.return_types`` and namedtuple outputs keep their type; forward pre-hooks and hooks of a module and its
+  submodule see logical shapes, BatchNorm in train mode refused, eval mode as the loop; ``torch.autocast``
+  (CPU, and the device when it supports it) and ``set_default_dtype(float64)`` as the loop; the global RNG
+  stream advances by B draws under "different" and one under "same"; partial, callable objects, bound, static
+  and class methods. Caches do not apply: no cache is keyed on a vmap level or a wrapper.
 Other layers' warnings (ComplexHalf, quantized deprecation, fallback performance) are filtered by message where
 they arise; the hand-built COO passes check_invariants (2.13+ warns when unset); vmap must add no such warning.
 ``python -m torch_npu_testing mutate`` leaves no survivor on _add_batch_dim, _remove_batch_dim or torch.vmap. No
@@ -59,9 +69,13 @@ On an accelerator every tensor lives on the device: vmap must succeed or raise a
 differ per device), its values equal the CPU loop's; chunks under randomness="same" rewind the CPU generator
 only (``torch.get_rng_state``), so on a device the second chunk is the generator's next draw.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, torch_version_at_least
+from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
+                               skip_unless_vehicle, vehicle_refusal)
 
+import collections
 import contextlib
+import copy
+import functools
 import math
 import unittest
 import warnings
@@ -662,6 +676,10 @@ class TestAddBatchDimDtypes(TestCase):
         counts_any_dtype = torch_version_at_least(VMAP_COUNT_NONZERO_ANY_DTYPE_SINCE)
         for dtype in DTYPES:
             x_cpu = values_of(dtype, (3, 4, 5), device="cpu")
+            with self.subTest(f"{dtype} on {DEVICE}"):  # the copy there is the vehicle
+                skip_unless_vehicle(self, f"{dtype} on {DEVICE}", lambda: x_cpu.to(DEVICE))
+            if vehicle_refusal(f"{dtype} on {DEVICE}", lambda: x_cpu.to(DEVICE)):
+                continue
             x = x_cpu.to(DEVICE)
             what = f"_add_batch_dim({dtype} on {DEVICE}, batch_dim=2)"
             with self.subTest(what), vmap_level(5) as level:
@@ -707,6 +725,9 @@ def cross_cases():
     """(label, tensor): conj/neg views of each complex dtype x transposed/step-sliced; channels_last(_3d) x the
     2-byte floats. Values as values_of (small integers), exact in every dtype."""
     for dtype in COMPLEX_DTYPES:
+        if vehicle_refusal(f"{dtype} on {DEVICE}", lambda: values_of(dtype, (1,))):
+            yield f"{dtype} on {DEVICE}", None  # the device cannot hold it: a skipped case
+            continue
         for view, base in (("transposed", values_of(dtype, (5, 3, 4)).transpose(0, 2)),
                            ("sliced with a step", values_of(dtype, (8, 3, 10))[::2, :, 1::2])):
             yield f"conj view of {view} {dtype}", base.conj()
@@ -822,6 +843,10 @@ class TestAddBatchDimLayouts(TestCase):
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "ComplexHalf support is experimental", UserWarning)
             for label, x in cross_cases():
+                if x is None:
+                    with self.subTest(label):
+                        skip_unless_vehicle(self, label, None)
+                    continue
                 self.check_strided_layout(label, x)
 
     def test_sparse_coo_is_batched_and_compressed_layouts_are_refused(self):
@@ -1292,6 +1317,167 @@ class TestVmapThreads(TestCase):
         self.assertIsNone(functorch_c.maybe_current_level(), "main thread holds no level afterwards")
         for label, out in (("worker's", worker_out), ("the other thread's (a worker holds a level)", other_out)):
             self.assert_tensor(out, x_cpu * 2, f"{label} vmap result", device=DEVICE)
+
+
+# --------------------------------------------------------------------------- torch subsystems
+Pair = collections.namedtuple("Pair", "doubled total")
+
+
+class Tripler:
+    """Callables that are not functions: an object, a bound method, a static and a class method."""
+
+    def __call__(self, t):
+        return t * 3
+
+    def method(self, t):
+        return t * 3
+
+    @staticmethod
+    def static(t):
+        return t * 3
+
+    @classmethod
+    def klass(cls, t):
+        return t * 3
+
+
+class MarkedTensor(torch.Tensor):
+    """A plain Python subclass of Tensor (no __torch_function__ override of its own)."""
+
+
+class TestVmapSubsystems(TestCase):
+    """Where _add_batch_dim's wrappers meet other parts of torch: forward-mode and higher-order autograd, torch.func
+    transforms, version counters, containers out of vmap, module hooks and train mode, autocast, the default dtype,
+    the global RNG stream, callables that are not functions, subclasses, copies."""
+
+    def test_forward_mode_tangents_through_hand_built_and_func_levels(self):
+        """A dual tensor wrapped by _add_batch_dim keeps its tangent: d(x*x) = 2x*t by hand; jvp of vmap(sin) is
+        cos(x)*t, vmap of jvp too."""
+        import torch.autograd.forward_ad as fwad
+        x_cpu, t_cpu = int_valued((2, 3), device="cpu"), int_valued((2, 3), device="cpu", offset=3)
+        x, t = x_cpu.to(DEVICE), t_cpu.to(DEVICE)
+        with fwad.dual_level():
+            with vmap_level(2) as level:
+                wrapped = add_batch_dim(fwad.make_dual(x, t), 0, level)
+                out = remove_batch_dim(wrapped * wrapped, level, 2, 0)
+            tangent = fwad.unpack_dual(out).tangent
+        self.assertIsNotNone(tangent, "the tangent of a dual input through _add_batch_dim")
+        self.assert_tensor(tangent, 2 * x_cpu * t_cpu, "forward-mode tangent by hand", device=DEVICE)
+        expected = torch.cos(x_cpu.double()) * t_cpu
+        for label, run in (("jvp of vmap", lambda: torch.func.jvp(torch.vmap(torch.sin), (x,), (t,))[1]),
+                           ("vmap of jvp", lambda: torch.vmap(lambda a, b: torch.func.jvp(torch.sin, (a,), (b,))[1])(
+                               x, t))):
+            self.assert_tensor(run().double(), expected, label, atol=1e-6, device=DEVICE)
+
+    def test_second_order_gradients_through_the_wrapper(self):
+        """create_graph through a hand-built level of a non-leaf input: d2(x^3) = 6x; torch.func.hessian of vmap."""
+        x_cpu = int_valued((2, 3), device="cpu")
+        with torch.enable_grad():
+            leaf = x_cpu.to(DEVICE, copy=True).requires_grad_()
+            mid = leaf * 1.0
+            with vmap_level(2) as level:
+                out = remove_batch_dim(add_batch_dim(mid, 0, level) ** 3, level, 2, 0)
+            first, = torch.autograd.grad(out.sum(), leaf, create_graph=True)
+            self.assertIsNotNone(first.grad_fn, "the first gradient has history (create_graph=True)")
+            second, = torch.autograd.grad(first.sum(), leaf)
+        self.assert_tensor(second, 6 * x_cpu, "second derivative through _add_batch_dim", device=DEVICE)
+        hessian = torch.func.hessian(lambda r: torch.vmap(lambda u: u ** 3)(r).sum())(x_cpu[0].to(DEVICE))
+        self.assert_tensor(hessian, torch.diag(6 * x_cpu[0]), "hessian of vmap", device=DEVICE)
+
+    def test_version_counters_and_identity(self):
+        """_add_batch_dim writes nothing (the input's _version stays), returns a new object every call; a
+        Parameter or a Tensor subclass is wrapped as a plain Tensor wrapper."""
+        x = int_valued((2, 3))
+        version = x._version
+        with vmap_level(2) as level:
+            first, second = add_batch_dim(x, 0, level), add_batch_dim(x, 0, level)
+            self.assertIsNot(first, second, "each call returns a new wrapper")
+            self.assert_value(x._version, version, "the input's version counter after wrapping it twice")
+            for label, source in (("Parameter", torch.nn.Parameter(x.clone())), ("subclass", x.as_subclass(
+                    MarkedTensor))):
+                wrapped = add_batch_dim(source, 0, level)
+                self.assert_value((type(wrapped), wrapped.requires_grad, batch_meta(wrapped)["bdim"]),
+                                  (torch.Tensor, False, 0), f"{label}: type, requires_grad, bdim of the wrapper")
+                with self.assert_raises_exactly(NotImplementedError, f"deepcopy of a wrapper of a {label}",
+                                                match="storage of BatchedTensorImpl"):
+                    copy.deepcopy(wrapped)
+
+    def test_containers_out_of_vmap_keep_their_types(self):
+        """torch.return_types and a namedtuple come out of vmap with their type and fields, as the loop's."""
+        x_cpu = int_valued((4, 3), device="cpu")
+        got = torch.vmap(lambda t: torch.max(t, 0))(x_cpu.to(DEVICE))
+        self.assertIs(type(got), torch.return_types.max, "vmap of torch.max(t, 0)")
+        self.assert_tensor(got.values, x_cpu.max(1).values, "values", device=DEVICE)
+        self.assert_tensor(got.indices, x_cpu.max(1).indices, "indices", device=DEVICE)
+        pair = torch.vmap(lambda t: Pair(t * 2, t.sum()))(x_cpu.to(DEVICE))
+        self.assertIs(type(pair), Pair, "vmap of a function returning a namedtuple")
+        self.assert_tensor(pair.total, x_cpu.sum(1), "the namedtuple's field", device=DEVICE)
+
+    def test_module_hooks_and_train_mode_under_vmap(self):
+        """Forward pre-hooks and hooks of a module and its submodule run once and see logical shapes; BatchNorm's
+        running statistics in train mode are refused under vmap, eval mode equals the loop."""
+        model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()).to(DEVICE)
+        seen = []
+        for name, module in (("model", model), ("linear", model[0])):
+            module.register_forward_pre_hook(lambda m, args, name=name: seen.append((name, tuple(args[0].shape))))
+            module.register_forward_hook(lambda m, args, out, name=name: seen.append((name, tuple(out.shape))))
+        x = int_valued((5, 3))
+        with torch.no_grad():
+            self.assert_tensor(torch.vmap(model)(x), loop(model, (x,), (0,)).cpu(), "vmap(model)", device=DEVICE)
+        self.assert_value(seen[:4], [("model", (3,)), ("linear", (3,)), ("linear", (2,)), ("model", (2,))],
+                          "hooks under vmap: (module, logical shape) in call order, once each")
+        norm = torch.nn.BatchNorm1d(3).to(DEVICE)
+        batch = int_valued((2, 4, 3))
+        with self.assert_raises_exactly(RuntimeError, "vmap of BatchNorm1d in train mode", match="vmap"):
+            torch.vmap(norm)(batch)
+        norm.eval()
+        self.assert_tensor(torch.vmap(norm)(batch), loop(norm, (batch,), (0,)).detach().cpu(), "eval", device=DEVICE)
+
+    def test_autocast_and_default_dtype_as_the_loop(self):
+        """Under torch.autocast (CPU; the device when it supports it) a vmapped matmul has autocast's dtype and
+        the loop's values; under set_default_dtype(float64) an integer input times 1.5 is float64, as the loop."""
+        x, w = int_valued((4, 3)), int_valued((3, 2), offset=2)
+        devices = ["cpu"] + ([DEVICE] if DEVICE != "cpu" and torch.amp.is_autocast_available(DEVICE) else [])
+        for device in devices:
+            with self.subTest(device=device), torch.autocast(device, dtype=torch.bfloat16):
+                a, b = x.to(device), w.to(device)
+                self.assert_tensor(torch.vmap(lambda t: t @ b)(a), loop(lambda t: t @ b, (a,), (0,)).cpu(),
+                                   f"vmap(matmul) under autocast on {device}", device=device)
+        saved = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            ints = int_valued((4, 3), dtype=torch.int64)
+            got = torch.vmap(lambda t: t * 1.5)(ints)
+            self.assert_tensor(got, loop(lambda t: t * 1.5, (ints,), (0,)).cpu(), "int * 1.5 under float64 default",
+                               device=DEVICE)
+            self.assertIs(got.dtype, torch.float64, "the default dtype reaches vmap's promotion")
+        finally:
+            torch.set_default_dtype(saved)
+
+    def test_global_stream_advances_by_the_batch(self):
+        """randomness='different' draws B examples from the global stream, 'same' one: the next draw equals the
+        draw after torch.rand of (B, 3), respectively (3,), from the same seed."""
+        x = int_valued((4, 3))
+        for mode, drawn in (("different", (4, 3)), ("same", (3,))):
+            with self.subTest(mode), seeded():
+                torch.vmap(torch.rand_like, randomness=mode)(x)
+                after = torch.rand(2, device=DEVICE)
+                with seeded():
+                    torch.rand(*drawn, device=DEVICE)
+                    self.assert_tensor(after, torch.rand(2, device=DEVICE).cpu(), f"{mode}: next draw", device=DEVICE)
+
+    def test_callables_that_are_not_functions(self):
+        """vmap of a partial, a callable object, a bound, static and class method and an unbound Tensor method."""
+        x_cpu = int_valued((4, 3), device="cpu")
+        x = x_cpu.to(DEVICE)
+        obj = Tripler()
+        for label, func, expected in (("partial", functools.partial(torch.mul, other=3.0), x_cpu * 3),
+                                      ("callable object", obj, x_cpu * 3), ("bound method", obj.method, x_cpu * 3),
+                                      ("staticmethod", Tripler.static, x_cpu * 3),
+                                      ("classmethod", Tripler.klass, x_cpu * 3),
+                                      ("Tensor.neg", torch.Tensor.neg, -x_cpu)):
+            with self.subTest(label):
+                self.assert_tensor(torch.vmap(func)(x), expected, f"vmap of a {label}", device=DEVICE)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,18 @@ Input classes and where they are tested:
   2.13 alike, asserted and then undone; a re-entered ``set_grad_enabled`` object restores the mode saved
   at construction at both exits.
 
+Torch subsystems the region's values pass through, ``TestCloneRegionSubsystems``: forward-mode AD (tangents
+propagate in either mode), second-order gradients and ``torch.func.grad`` with a clone inside (also under an
+outer no_grad); version counters of leaves and saved tensors updated in place, identity of the clone and of
+``__enter__``'s None; containers a decorated function returns (dict, namedtuple, ``torch.return_types``,
+nested lists: the very object); nn.Module forward pre-hooks and hooks on a module and its submodule, eval
+mode, ``state_dict``, frozen and tied parameters; ``torch.autocast`` on the CPU (and on the device when it
+supports autocast) and ``set_default_dtype``; the global RNG stream (no draw), dropout from one seed inside
+and outside, ``fork_rng`` and an explicit generator; a user's subclass (its clone is of the subclass),
+copy/deepcopy/pickle, ``functools.partial``, callable objects, static and class methods; no warnings (bad
+input messages: ``TestSetGradEnabledBadInput``). Caches keyed on grad mode (``torch.compile``'s guards)
+belong to the compiler, not to this switch; the file compiles nothing, so they do not apply.
+
 Not applicable: aliasing of outputs (``__enter__`` returns None and the API itself produces no tensors);
 size or range arguments (the only parameter is ``mode``); vmap-style batching (the switch has no batch
 rule). Strided layouts are not crossed with every dtype: the grad-mode code has no layout or dtype branch,
@@ -79,11 +91,16 @@ Release differences asserted: ``repr``/``str`` name the mode from torch 2.9 (an 
 ``torch.testing.assert_close`` cannot compare unequal float8 tensors on 2.7.1 (RuntimeError), so float8
 values are compared in float64 after their dtype is checked.
 """
-from torch_npu_testing import TestCase, run_tests, device_type, run_in_thread, torch_version_at_least
+from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
+                               skip_unless_vehicle)
 
+import collections
+import copy
+import functools
 import inspect
 import itertools
 import math
+import pickle
 import threading
 import warnings
 
@@ -694,6 +711,18 @@ class TestGradModeNeighbourModes(GradModeCase):
                     self.assertFalse(leaf.is_inference(), "the leaf made outside inference mode")
 
 
+def region_vehicle(values, factor, weight, dtype, arithmetic):
+    """The helper ops of the dtype test on the device, outside any grad mode (its vehicle, not the API)."""
+    x = values.to(DEVICE)
+    widened = x.to(wide(dtype))
+    nonzero = x != 0
+    results = [x * factor.to(DEVICE) if arithmetic else x.clone(), nonzero.sum(), widened.real.argmax(),
+               nonzero.nonzero()]
+    if arithmetic:
+        results.append(x * weight.to(DEVICE))
+    return results
+
+
 class TestCloneRegionDtypes(GradModeCase):
     """Results computed under a cloned mode, for every dtype: every output, history and gradients."""
 
@@ -726,6 +755,8 @@ class TestCloneRegionDtypes(GradModeCase):
             for mode in MODES:
                 what = f"{dtype}, mode={mode}"
                 with self.subTest(what):
+                    skip_unless_vehicle(self, f"the region's helper ops on {dtype}",
+                                        lambda: region_vehicle(values, factor, weight, dtype, arithmetic))
                     k = factor.to(DEVICE)
 
                     def compute():
@@ -936,6 +967,8 @@ class TestCloneRegionLayouts(CloneRegionCase):
             grads, values = differentiable(dtype), dense.to(dtype)
             what = f"{layout} {dtype}, mode={mode}"
             with self.subTest(what):
+                skip_unless_vehicle(self, f"{layout} of {dtype}", lambda: (convert(values.to(DEVICE)) * 2).to_dense())
+
                 def compute():
                     leaf = convert(values.to(DEVICE))
                     if grads:
@@ -1000,6 +1033,7 @@ class TestSetGradEnabledBadInput(GradModeCase):
         for label, make_value in self.BAD_MODES:
             for start in STARTS:
                 with self.subTest(f"{label}, start={start}"), torch.set_grad_enabled(start):
+                    skip_unless_vehicle(self, f"making a {label}", make_value)
                     value = make_value()
                     with self.assert_raises_exactly(TypeError, f"set_grad_enabled({label})", match="must be bool"):
                         torch.set_grad_enabled(value)
@@ -1141,6 +1175,235 @@ class TestGradModeThreads(GradModeCase):
                     self.assert_mode(start, "in the main thread after the worker decorated")
                     self.assertIs(made(), mode, "grad mode inside the call in the main thread")
                     self.assert_mode(start, "in the main thread after the call")
+
+
+# ----------------------------------------------------------------------------------------- torch subsystems
+Pair = collections.namedtuple("Pair", "first second")
+
+
+class SwitchSubclass(grad_mode.set_grad_enabled):
+    """A user's subclass: its clone must be of the subclass (upstream clones with ``self.__class__``)."""
+
+
+class Doubler:
+    """A callable object that is not a function."""
+
+    def __call__(self, x):
+        return x * 2.0
+
+
+class Statics:
+    @staticmethod
+    def static(x):
+        return x * 2.0
+
+    @classmethod
+    def klass(cls, x):
+        return x * 2.0
+
+
+def hooked_model():
+    """Sequential(Linear(3, 2), Tanh) with forward pre-hooks and hooks on it and on its Linear recording grad mode."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh()).to(DEVICE)
+    seen = []
+    for name, module in (("model", model), ("linear", model[0])):
+        module.register_forward_pre_hook(lambda m, args, name=name: seen.append((name, "pre", torch.is_grad_enabled())))
+        module.register_forward_hook(
+            lambda m, args, out, name=name: seen.append((name, "post", torch.is_grad_enabled(), out.requires_grad)))
+    return model, seen
+
+
+class TestCloneRegionSubsystems(GradModeCase):
+    """The torch subsystems a cloned region's values pass through: autograd beyond first order, version counters,
+    containers, nn.Module, autocast and default dtype, RNG, Python-level callables and copies, warnings."""
+
+    def test_forward_mode_ad_ignores_the_cloned_mode(self):
+        """Tangents of torch.autograd.forward_ad propagate in either mode; reverse history only when enabled."""
+        import torch.autograd.forward_ad as fwad
+        for mode in MODES:
+            with self.subTest(mode=mode), fwad.dual_level():
+                x = on_device(torch.tensor([1.5, -2.0, 0.25]), True)
+                dual = fwad.make_dual(x, torch.ones_like(x))
+                out = self.in_cloned_region(mode, lambda: dual * dual, f"dual x * x, mode={mode}")
+                self.assert_same(fwad.unpack_dual(out).tangent, torch.tensor([3.0, -4.0, 0.5]), "tangent 2x")
+                self.assertIs(out.requires_grad, mode, "reverse-mode history of the dual result")
+
+    def test_second_order_gradients_and_torch_func_grad(self):
+        """create_graph=True inside an enabled clone gives d2(x^3) = 6x from a disabled start; torch.func.grad
+        of a function with a clone inside sees the clone's mode, also under an outer no_grad."""
+        x = on_device(torch.tensor([1.5, -2.0, 0.5]), True)
+
+        def second():
+            first, = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)
+            return torch.autograd.grad(first.sum(), x)[0]
+        self.assert_same(self.in_cloned_region(True, second, "second order"), torch.tensor([9.0, -12.0, 3.0]),
+                         "d2/dx2 of x^3 inside an enabled clone")
+        for mode, outer in itertools.product(MODES, MODES):
+            def f(t, mode=mode):
+                with cloned(mode):
+                    inner = t * t
+                return (inner + t * t).sum()
+            with self.subTest(mode=mode, outer=outer), torch.set_grad_enabled(outer):
+                got = torch.func.grad(f)(x.detach())
+                self.assert_same(got, torch.tensor([3.0, -4.0, 1.0]) * (2 if mode else 1), "torch.func.grad")
+                self.assert_mode(outer, "after torch.func.grad")
+
+    def test_in_place_updates_and_version_counters(self):
+        """In a disabled clone a leaf that requires grad may be updated in place (its _version + 1); in an
+        enabled one that is refused, and a saved tensor modified in place fails the backward by name."""
+        leaf = on_device(torch.tensor([1.0, 2.0]), True)
+        before = leaf._version
+        self.in_cloned_region(False, lambda: leaf.mul_(2.0), "leaf.mul_ in a disabled clone")
+        self.assert_value(leaf._version - before, 1, "version bumps of the leaf updated in a disabled clone")
+        self.assert_same(leaf.detach(), torch.tensor([2.0, 4.0]), "the leaf updated in place")
+        with self.assert_raises_exactly(RuntimeError, "leaf.add_ in an enabled clone", match="a leaf Variable"):
+            self.in_cloned_region(True, lambda: leaf.add_(1.0), "leaf.add_ in an enabled clone")
+
+        def saved_then_modified():
+            mid = leaf * 1.0
+            out = mid * mid
+            version = mid._version
+            mid.add_(1.0)
+            return out, mid._version - version
+        out, bumps = self.in_cloned_region(True, saved_then_modified, "a saved tensor modified in place")
+        self.assert_value(bumps, 1, "version bumps of a saved non-leaf updated in place")
+        with self.assert_raises_exactly(RuntimeError, "backward through the modified saved tensor",
+                                        match="modified by an inplace operation"):
+            out.sum().backward()
+        original = unswitched(True)
+        copy_ = original.clone()
+        self.assertIsNot(copy_, original, "clone() returns a new object")
+        self.assertIs(copy_.__enter__(), None, "__enter__ of a clone returns None")
+        copy_.__exit__(None, None, None)
+
+    def test_decorated_results_keep_their_containers(self):
+        """A decorated function's result is returned as the very object: tuple, list, dict, namedtuple,
+        torch.return_types and nested, with tensors tracked per mode."""
+        for mode in MODES:
+            def make(x):
+                return {"max": torch.max(x * 2.0, 0), "pair": Pair(x * 1.0, [x * 3.0, (x,)])}
+            holder = []
+            decorated = cloned(mode)(lambda x: holder.append(make(x)) or holder[-1])
+            with self.subTest(mode=mode), torch.set_grad_enabled(not mode):
+                got = decorated(on_device(torch.tensor([[1.0, 4.0], [3.0, 2.0]]), True))
+                self.assertIs(got, holder[-1], "the decorated result is the object the function returned")
+                self.assertIs(type(got["max"]), torch.return_types.max, "torch.return_types.max kept")
+                self.assertIs(type(got["pair"]), Pair, "the namedtuple kept")
+                self.assert_same(got["max"].indices, torch.tensor([1, 0]), "indices")
+                self.assertIs(got["max"].values.requires_grad, mode, "values tracked per mode")
+                self.assertIs(got["pair"].second[0].requires_grad, mode, "a nested list's tensor tracked per mode")
+
+    def test_module_hooks_state_and_parameters(self):
+        """Forward pre-hooks and hooks of a module and its submodule run in the clone's mode; train/eval,
+        state_dict and requires_grad of frozen, tied and trainable parameters are the region's business only."""
+        for mode in MODES:
+            with self.subTest(mode=mode):
+                model, seen = hooked_model()
+                model.eval()
+                model[0].bias.requires_grad_(False)  # frozen
+                state = {key: value.clone() for key, value in model.state_dict().items()}
+                out = self.in_cloned_region(mode, lambda: model(on_device(torch.ones(4, 3), False)), "module call")
+                self.assert_value(seen, [("model", "pre", mode), ("linear", "pre", mode),
+                                         ("linear", "post", mode, mode), ("model", "post", mode, mode)],
+                                  "hooks (module, kind, grad mode, output requires_grad) in call order")
+                self.assertIs(out.requires_grad, mode, "the module's output tracked per mode")
+                self.assert_value((model.training, model[0].training), (False, False), "eval mode kept")
+                self.assert_value([p.requires_grad for p in model.parameters()], [True, False], "requires_grad")
+                for key, value in model.state_dict().items():
+                    self.assert_same(value, state[key].cpu(), f"state_dict {key} unchanged")
+        tied = torch.nn.Linear(2, 2, bias=False).to(DEVICE)
+        pair = torch.nn.ModuleList([tied, torch.nn.Linear(2, 2, bias=False).to(DEVICE)])
+        pair[1].weight = tied.weight
+        out = self.in_cloned_region(True, lambda: pair[1](pair[0](on_device(torch.ones(1, 2), False))), "tied")
+        out.sum().backward()
+        self.assert_value(len(list(pair.parameters())), 1, "a tied weight is one parameter")
+        self.assertIsNotNone(tied.weight.grad, "the tied weight's gradient after an enabled clone")
+
+    def test_autocast_and_default_dtype(self):
+        """Under torch.autocast (CPU; the device when it supports autocast) a matmul in the region is autocast's
+        dtype and tracked per mode, autocast stays on; under set_default_dtype(float64) new tensors are float64."""
+        devices = ["cpu"] + ([DEVICE] if DEVICE != "cpu" and torch.amp.is_autocast_available(DEVICE) else [])
+        for device, mode in itertools.product(devices, MODES):
+            with self.subTest(device=device, mode=mode), torch.autocast(device, dtype=torch.bfloat16):
+                a = torch.ones(2, 3, device=device, requires_grad=True)
+                out = self.in_cloned_region(mode, lambda: a @ torch.ones(3, 2, device=device), "matmul")
+                self.assert_value((out.dtype, out.requires_grad), (torch.bfloat16, mode), "autocast dtype, tracked")
+                self.assertTrue(torch.is_autocast_enabled(device), "autocast still on after the region")
+        saved = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            for mode in MODES:
+                made = self.in_cloned_region(mode, lambda: torch.tensor([1.5], device=DEVICE), "default dtype")
+                self.assert_value((made.dtype, torch.get_default_dtype()), (torch.float64, torch.float64), "dtypes")
+        finally:
+            torch.set_default_dtype(saved)
+
+    def test_rng_streams_are_untouched(self):
+        """Making, cloning, entering and decorating draw nothing from the global stream; dropout in the region
+        equals dropout outside it from the same seed, under fork_rng and with an explicit generator."""
+        torch.manual_seed(7)
+        state = torch.get_rng_state()
+        original = unswitched(False)
+        with original.clone():
+            pass
+        cloned(True)(lambda: None)()
+        torch.set_grad_enabled(True)
+        self.assertTrue(torch.equal(torch.get_rng_state(), state), "global RNG state after clone, with, decorator")
+        x = on_device(torch.ones(64), True)
+        for mode in MODES:
+            with self.subTest(mode=mode):
+                torch.manual_seed(3)
+                eager = torch.nn.functional.dropout(x, 0.5)
+                torch.manual_seed(3)
+                with torch.random.fork_rng(devices=[]):
+                    got = self.in_cloned_region(mode, lambda: torch.nn.functional.dropout(x, 0.5), "dropout")
+                after_fork = torch.rand(3)
+                torch.manual_seed(3)
+                self.assertTrue(torch.equal(after_fork, torch.rand(3)), "fork_rng restored the stream")
+                self.assert_same(got.detach(), eager.detach().cpu(), "dropout in the region vs outside")
+                gen = torch.Generator().manual_seed(5)
+                drawn = self.in_cloned_region(mode, lambda: torch.rand(3, generator=gen), "explicit generator")
+                self.assert_same(drawn, torch.rand(3, generator=torch.Generator().manual_seed(5)), "generator draw")
+
+    def test_subclasses_copies_and_callables(self):
+        """A subclass's clone is of the subclass; copy, deepcopy and pickle keep type, mode and saved mode
+        without switching; partial, callable objects, static and class methods decorate like functions."""
+        for mode, start in itertools.product(MODES, STARTS):
+            with self.subTest(mode=mode, start=start), torch.set_grad_enabled(start):
+                sub = SwitchSubclass(mode)
+                torch.set_grad_enabled(start)
+                made = sub.clone()
+                self.assert_value((type(made), made.mode, torch.is_grad_enabled()), (SwitchSubclass, mode, mode),
+                                  "type and mode of a subclass's clone, grad mode after it")
+                torch.set_grad_enabled(not mode)
+                for how, copy_of in (("copy", copy.copy), ("deepcopy", copy.deepcopy),
+                                     ("pickle", lambda o: pickle.loads(pickle.dumps(o)))):
+                    got = copy_of(made)
+                    self.assert_value((type(got), got.mode, got.prev, torch.is_grad_enabled()),
+                                      (SwitchSubclass, mode, start, not mode), f"{how}: type, mode, prev, grad mode")
+        x = on_device(torch.tensor([1.0, 2.0]), True)
+        for label, func in (("partial", functools.partial(torch.mul, other=2.0)), ("callable object", Doubler()),
+                            ("staticmethod", Statics.static), ("classmethod", Statics.klass)):
+            for mode in MODES:
+                with self.subTest(label, mode=mode), torch.set_grad_enabled(not mode):
+                    wrapped = cloned(mode)(func)
+                    torch.set_grad_enabled(not mode)
+                    out = wrapped(x)
+                    self.assert_output(out, torch.tensor([2.0, 4.0]), mode, f"decorated {label}")
+                    self.assertIs(wrapped.__wrapped__, func, f"__wrapped__ of the decorated {label}")
+                    self.assert_mode(not mode, f"after the decorated {label} returned")
+
+    def test_no_warnings(self):
+        """Making, cloning, entering, exiting, decorating and calling give no warning."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for mode in MODES:
+                with cloned(mode):
+                    pass
+                cloned(mode)(lambda: None)()
+        torch.set_grad_enabled(True)
+        self.assert_value([str(w.message) for w in caught], [], "warnings")
 
 
 if __name__ == "__main__":

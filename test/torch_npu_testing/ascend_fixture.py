@@ -23,7 +23,7 @@ TESTS_V271 = textwrap.dedent('''\
     from torch import set_grad_enabled as sge
 
 
-    class TestGrad:
+    class TestGradModeClone:
         def test_chained(self):
             torch.set_grad_enabled(False).clone()
 

@@ -156,6 +156,13 @@ def test_classify(name, status, note):
     assert coverage.classify(name) == (status, note)
 
 
+def test_a_row_with_no_regions_says_none_are_declared_not_that_they_are_missing():
+    entry = {"name": "torch.nn.utils.parameters_to_vector", "coverage": []}
+    regions = coverage.ApiRegions(entry, os.path.dirname(os.path.dirname(coverage.__file__)))
+    assert (regions.status, regions.note) == ("not_measured", "no regions declared (its table row's coverage is [])")
+    assert coverage.figures_text(regions.base()) == "not measured: no regions declared (its table row's coverage is [])"
+
+
 def test_classify_a_module_that_fails_to_import_is_an_error(tmp_path, monkeypatch):
     (tmp_path / "broken_cov_mod.py").write_text("raise RuntimeError('no CANN')\n")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from torch_npu_testing.common.documents import WrongFormat, read_document
-from torch_npu_testing.mutate.output import FORMAT as MUTATE_FORMAT
+from torch_npu_testing.mutate.output import READABLE_FORMATS
 from torch_npu_testing.report import strength
 from torch_npu_testing.verify import record
 
@@ -15,6 +15,16 @@ def test_a_document_of_the_expected_format_is_returned_whole(tmp_path):
     path = tmp_path / "doc.json"
     path.write_text(json.dumps({"format": "torch_npu_testing.x/1", "value": [1, 2]}))
     assert read_document(path, "torch_npu_testing.x/1") == {"format": "torch_npu_testing.x/1", "value": [1, 2]}
+
+
+def test_a_reader_may_accept_several_formats(tmp_path):
+    path = tmp_path / "doc.json"
+    for name in ("torch_npu_testing.x/1", "torch_npu_testing.x/2"):
+        path.write_text(json.dumps({"format": name}))
+        assert read_document(path, ("torch_npu_testing.x/1", "torch_npu_testing.x/2")) == {"format": name}
+    path.write_text(json.dumps({"format": "torch_npu_testing.x/3"}))
+    with pytest.raises(WrongFormat):
+        read_document(path, ("torch_npu_testing.x/1", "torch_npu_testing.x/2"))
 
 
 @pytest.mark.parametrize("text, found", [('{"format": "torch_npu_testing.x/2"}', "torch_npu_testing.x/2"),
@@ -40,8 +50,8 @@ def test_strength_rows_and_verify_records_word_their_own_messages(tmp_path):
     folder.mkdir()
     (folder / "other.json").write_text('{"format": "torch_npu_testing.results/2"}')
     rows = strength.rows(str(tmp_path))
-    assert len(rows) == 1 and "format 'torch_npu_testing.results/2', expected one of " in rows[0]["problem"], rows
-    assert repr(MUTATE_FORMAT) in rows[0]["problem"] and "'torch_npu_testing.mutate/1'" in rows[0]["problem"]
+    assert len(rows) == 1 and "format 'torch_npu_testing.results/2', expected one of " + ", ".join(
+        map(repr, READABLE_FORMATS)) in rows[0]["problem"], rows
     document, why = record.load(str(folder / "other.json"))
     assert document is None and f"is not a {record.FORMAT} record (format 'torch_npu_testing.results/2')" in why
     assert record.load(str(tmp_path / "none.json"))[1] == f"no verify results at {tmp_path / 'none.json'}"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A merged file runs the way Ascend CI runs it: ``cd test && python run_test.py -v -i functorch/test_x``.
 
-The stand-in torch_npu (fixtures/standin_torch_npu) is built into a wheel and pip-installed into a venv
+The stand-in torch_npu (torch_npu_testing/standin) is built into a wheel and pip-installed into a venv
 that sees this interpreter's torch (through a ``.pth`` line, not as a site dir, so the kit itself is not
 importable there); its ``torch.backends`` entry point makes ``import torch`` autoload it, as
 ``TORCH_DEVICE_BACKEND_AUTOLOAD=1`` does for the real torch_npu. ``run_test.py`` (fixtures/ascend_ci,
@@ -28,15 +28,17 @@ import pytest
 from export_repo import AOT, CONFIG, FIXTURES, FUNCTORCH_SHAPE, GRAD, NPU_SHAPE, VMAP, clone, git, make_kit, make_origin
 
 from torch_npu_testing.__main__ import main as cli_main
+from torch_npu_testing import standin
 from torch_npu_testing.export import merge, plan
 
 DIST_INFO = "torch_npu-0.0.0+standin.dist-info"
+STANDIN = Path(standin.FOLDER)
 
 
 def build_wheel(folder):
     """A wheel of the stand-in package, with the ``torch.backends`` entry point (no build backend needed)."""
-    files = {str(p.relative_to(FIXTURES / "standin_torch_npu")): p.read_bytes()
-             for p in sorted((FIXTURES / "standin_torch_npu").rglob("*.py"))}
+    files = {str(p.relative_to(STANDIN)): p.read_bytes()
+             for p in sorted((STANDIN / "torch_npu").rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
     files[f"{DIST_INFO}/METADATA"] = b"Metadata-Version: 2.1\nName: torch-npu\nVersion: 0.0.0+standin\n"
     files[f"{DIST_INFO}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: kit-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     files[f"{DIST_INFO}/entry_points.txt"] = b"[torch.backends]\ntorch_npu = torch_npu:_autoload\n"

@@ -15,6 +15,7 @@ import pytest
 from conftest import REPO_ROOT
 from export_repo import AOT, CONFIG, FIXTURES, FUNCTORCH_SHAPE, GRAD, NPU_SHAPE, VMAP, clone, make_kit, make_origin
 
+from torch_npu_testing import standin
 from torch_npu_testing.common.errors import UsageError
 from torch_npu_testing.export import carry, merge, plan
 from torch_npu_testing.export.kitfile import parse_kit_file
@@ -23,7 +24,7 @@ COMMON = "torch.testing._internal.common_utils"
 NPU = "torch_npu.testing.testcase"
 MODULE_RUNNER = FIXTURES / "ascend_functorch" / "test_functorch_module_runner_shape.py"
 ALIASED_RUNNER = FIXTURES / "ascend_npu" / "test_npu_aliased_runner_shape.py"
-STANDIN = FIXTURES / "standin_torch_npu"
+STANDIN = standin.FOLDER
 GUARD = '\n\nif __name__ == "__main__":\n    {}\n'
 
 

@@ -20,7 +20,10 @@ from torch_npu_testing.common import layout, table
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "torch_npu_testing"
-SOURCES = sorted(PACKAGE.rglob("*.py"))
+# torch_npu_testing/standin/torch_npu is another package (the stand-in ``torch_npu``, imported by that name from
+# a folder put on the path, often where the kit is not installed): its own rules below, not the kit's.
+STANDIN_PACKAGE = PACKAGE / "standin" / "torch_npu"
+SOURCES = sorted(path for path in PACKAGE.rglob("*.py") if STANDIN_PACKAGE not in path.parents)
 
 
 def _tree(path):
@@ -52,9 +55,19 @@ def test_the_runtime_imports_no_tool_module(path):
     assert tools == [], f"{path.name} imports kit tooling: {tools}"
 
 
+@pytest.mark.parametrize("path", sorted((PACKAGE / "standin").rglob("*.py")), ids=lambda p: p.name)
+def test_the_stand_in_imports_nothing_of_the_kit(path):
+    """The stand-in (``standin/``: bottom floor, like the runtime) and the ``torch_npu`` package inside it run in
+    processes that may not have the kit: they import the standard library and torch only."""
+    found = [name for name in _imported_modules(path) if name.startswith("torch_npu_testing")
+             and not name.startswith("torch_npu_testing.standin")]
+    assert found == [], f"{path.name} imports the kit: {found}"
+
+
 def test_the_package_root_loads_names_from_the_runtime_only():
     import torch_npu_testing
     assert set(torch_npu_testing._LAZY.values()) <= {"torch_npu_testing.runtime.carried",
+                                                     "torch_npu_testing.runtime.carried_limits",
                                                      "torch_npu_testing.runtime.testcase"}
     assert set(torch_npu_testing.__all__) == set(layout.PUBLIC_NAMES)
 

@@ -60,7 +60,7 @@ def test_a_file_that_cannot_be_imported(folder, capsys):
     assert line == "torch_npu_testing: error: cannot import test_broken_api.py: RuntimeError: broken at import"
 
 
-def test_a_failing_baseline_names_its_first_failure(folder, capsys):
+def test_a_failing_baseline_names_its_failing_tests(folder, capsys):
     Path("test_failing_api.py").write_text(textwrap.dedent("""\
         import os, sys, unittest
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -72,8 +72,9 @@ def test_a_failing_baseline_names_its_first_failure(folder, capsys):
                 self.assertEqual(fakeapi.scale(torch.ones(1), 2).tolist(), [3.0])
         """))
     line = _error(capsys, ["test_failing_api.py", "--api", "fakeapi.scale"])
-    assert line.startswith("torch_npu_testing: error: the baseline fails (no mutant applied): "
-                           "TestFails.test_a_wrong_expectation: AssertionError: Lists differ")
+    assert line.startswith("torch_npu_testing: error: the baseline fails (no mutant applied): 1 of 1 tests fail: "
+                           "TestFails.test_a_wrong_expectation (AssertionError: Lists differ")
+    assert line.endswith("; write them so they pass (--passing-only needs at least one passing test)")
 
 
 def test_an_api_this_torch_lacks_is_absent_exit_0(folder, capsys, monkeypatch):

@@ -23,7 +23,8 @@ from ascend_fixture import clone_of, git
 from ascend_fixture import make_ascend as make_task_ascend
 
 from torch_npu_testing.__main__ import main as cli_main
-from torch_npu_testing.common import table
+from torch_npu_testing.common import recordnames, table
+from torch_npu_testing.export import record as export_record
 from torch_npu_testing.pr import fit
 from torch_npu_testing.suite import run as suite
 
@@ -70,6 +71,7 @@ if __name__ == "__main__":
     run_tests()
 '''
 BRANCH = "v2.7.1"
+EVIDENCE = f"evidence-{BRANCH}--{API}.md"
 ENV = "v2_7"
 
 
@@ -142,16 +144,20 @@ def run_pr(kit, ascend, results, capsys, branch=BRANCH, apis=(API,)):
             "--year", "2026"]
     for name in apis:
         argv += ["--api", name]
+    if export_record.read_last(str(ascend), branch) is None:  # pr needs a record of the task: export it
+        assert cli_main(["export", branch, str(ascend), "--kit", str(kit), "--year", "2026"]
+                        + [part for name in apis for part in ("--api", name)]) == 0
+        capsys.readouterr()
     code = cli_main(argv)
     stdout, stderr = capsys.readouterr()
-    markdown = out / f"pr-{branch}.md"
-    facts = json.loads((out / f"pr-{branch}.json").read_text()) if markdown.exists() else None
+    markdown = out / recordnames.name("pr", branch, apis, ".md")
+    facts = json.loads((out / recordnames.name("pr", branch, apis)).read_text()) if markdown.exists() else None
     return code, stdout, stderr, (markdown.read_text() if markdown.exists() else None), facts
 
 
 def export_and_verify(kit, ascend, capsys):
     """export then verify (this interpreter, DEST's files run whole) into the kit's reports/, as a user does."""
-    assert cli_main(["export", BRANCH, str(ascend), "--kit", str(kit), "--year", "2026"]) == 0
+    assert cli_main(["export", BRANCH, str(ascend), "--kit", str(kit), "--year", "2026", "--api", API]) == 0
     assert cli_main(["verify", BRANCH, str(ascend), "--kit", str(kit), "--python", sys.executable,
                      "--out", str(kit / "reports")]) == 0
     capsys.readouterr()
@@ -181,7 +187,7 @@ def test_full_description_follows_the_template_of_master(
     export_and_verify(kit, ascend_repo, capsys)
     code, stdout, stderr, markdown, facts = run_pr(kit, ascend_repo, results, capsys)
     assert code == 0, stderr
-    assert stdout.strip() == str(kit / "reports" / f"pr-{BRANCH}.md")
+    assert stdout.strip() == str(kit / "reports" / f"pr-{BRANCH}--{API}.md")
     headings = re.findall(r"^# (【[^】]+】)$", markdown, re.M)
     assert headings == ORDER
     assert "⚠" not in markdown, markdown
@@ -216,11 +222,11 @@ def test_full_description_follows_the_template_of_master(
     assert f"{TEST_FILE}.py -v" not in verification and f"{TEST_FILE[5:]} -v" in verification  # cd test && ...
     assert "same outcomes with grad mode enabled and disabled at start" in verification
     assert "run standalone" not in markdown
-    evidence_md = (kit / "reports" / "evidence-v2.7.1.md").read_text()
+    evidence_md = (kit / "reports" / EVIDENCE).read_text()
     assert "These are the kit's files, not the PR's" in evidence_md and f"PR file `{TEST_FILE}`: SHA-256 `{sha}`" \
         in evidence_md
     assert "不涉及" in section(markdown, "【upstream patch 实跑日志】")
-    assert "`evidence-v2.7.1.md`" in markdown and (kit / "reports" / "evidence-v2.7.1.md").exists()
+    assert f"`{EVIDENCE}`" in markdown and (kit / "reports" / EVIDENCE).exists()
     assert CLONE not in markdown  # --api: no other target API named
     assert facts["format"] == "torch_npu_testing.pr/1" and facts["problems"] == [] and facts["gaps"] == []
     assert facts["ascend"]["ref"] == "origin/v2.7.1" and len(facts["ascend"]["commit"]) == 40
@@ -253,6 +259,19 @@ def test_the_owner_file_is_cited_for_an_api_with_callers_nowhere_else(kit, ascen
     assert "this PR's file is `test/npu/test_clone_api.py`" in search
     assert API not in markdown and [api["name"] for api in facts["apis"]] == [CLONE]
     assert code == 1  # the fixture's own tests already call clone directly: a gap to explain
+    (gap,) = [gap for gap in facts["gaps"] if "outside this PR's files call" in gap]
+    assert gap.endswith(f"`python -m torch_npu_testing adds {CLONE} \"TEXT\"`")
+
+
+def test_what_the_new_tests_add_written_once_clears_the_callers_gap(kit, ascend_repo, tmp_path, capsys):
+    doc = table_doc()
+    doc["apis"][1]["adds_over_callers"] = "the clone's own grad mode, threads and the decorator form"
+    write(kit / "table.json", json.dumps(doc))
+    table._load.cache_clear()
+    code, _, _, markdown, facts = run_pr(kit, ascend_repo, tmp_path / "none", capsys, apis=(CLONE,))
+    assert not any("outside this PR's files call" in gap for gap in facts["gaps"]), facts["gaps"]
+    assert ("新增必要性 / what the new tests add over the 2 existing direct caller(s): the clone's own grad mode, "
+            "threads and the decorator form") in section(markdown, "【社区用例检索与新增必要性】")
 
 
 # --------------------------------------------------------------------------- missing facts
@@ -311,7 +330,7 @@ def test_a_long_log_is_shortened_and_says_so(kit, ascend_repo, env_python, tmp_p
     assert len(markdown) <= 6000 and facts["shortened"], len(markdown)
     assert "> 已缩短 / shortened to fit a PR body: " + facts["shortened"][0] in markdown
     assert "shortened:" in stderr
-    evidence = (kit / "reports" / "evidence-v2.7.1.md").read_text()
+    evidence = (kit / "reports" / EVIDENCE).read_text()
     assert "TestIsGradEnabled.test_reports_no_grad" in evidence  # the full log is in the attachment
 
 
@@ -335,6 +354,14 @@ def test_usage_errors_exit_2_and_write_nothing(kit, ascend_repo, tmp_path, capsy
     code = cli_main(["pr", branch, "--ascend", ascend, "--out", str(kit / "reports"), "--kit", str(kit)] + extra)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and re.search(pattern, err[0]), err
+    assert not (kit / "reports").exists()
+
+
+def test_no_export_or_verify_record_of_the_branch_is_exit_2_and_nothing_written(kit, ascend_repo, capsys):
+    code = cli_main(["pr", BRANCH, "--ascend", str(ascend_repo), "--out", str(kit / "reports"), "--kit", str(kit),
+                     "--api", API])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and f"no export or verify record of {BRANCH}" in err[0], err
     assert not (kit / "reports").exists()
 
 

@@ -9,6 +9,7 @@ returns (None, None) when there is none; probe() returns JSON-serialisable facts
 """
 import argparse
 import json
+import os
 import platform
 import sys
 
@@ -109,10 +110,11 @@ def test_probe_keys_types_and_values(tmp_path, monkeypatch):
     assert info["cann"] == {"version": "8.0.RC3", "file": cann_file}
     device, notes = resolve_device()
     assert info["device"] == {"type": device, "reason": probe_module._device_reason(device, DEVICE_VARIABLES),
-                              "notes": list(notes), "count": info["device"]["count"]}
+                              "notes": list(notes), "count": info["device"]["count"], "simulated": False}
     assert isinstance(info["device"]["count"], int) and info["device"]["count"] >= (device == "cpu")
     assert info["initial_grad_mode"] is torch.is_grad_enabled()
-    assert set(info["environment"]) == {"TORCH_DEVICE_BACKEND_AUTOLOAD", "TORCH_NPU_TESTING_DEVICE", "TOX_ENV_NAME"}
+    assert set(info["environment"]) == {"TORCH_DEVICE_BACKEND_AUTOLOAD", "TORCH_NPU_TESTING_DEVICE",
+                                        "TORCH_NPU_TESTING_STANDIN_NPU", "TOX_ENV_NAME"}
 
 
 SAMPLE = {
@@ -173,7 +175,21 @@ def test_probe_cli_json_is_valid(run_python, tmp_path):
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
     assert info["cann"]["version"] == "8.0.RC1"
-    assert info["device"] == {"type": "cpu", "reason": "forced by TORCH_NPU_TESTING_DEVICE", "notes": [], "count": 1}
+    assert info["device"] == {"type": "cpu", "reason": "forced by TORCH_NPU_TESTING_DEVICE", "notes": [], "count": 1,
+                              "simulated": False}
     assert info["environment"] == {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0", "TORCH_NPU_TESTING_DEVICE": "cpu",
-                                   "TOX_ENV_NAME": "unit-probe"}
+                                   "TORCH_NPU_TESTING_STANDIN_NPU": None, "TOX_ENV_NAME": "unit-probe"}
     assert info["python_executable"] == sys.executable
+
+
+def test_the_simulated_npu_is_labelled_in_the_probe(run_python):
+    """Under TORCH_NPU_TESTING_STANDIN_NPU=simulated the device is npu, and the probe says it is the simulated NPU,
+    not an NPU run, in its reason and its ``simulated`` flag."""
+    result = run_python(["-m", "torch_npu_testing", "probe", "--json"], TORCH_NPU_TESTING_STANDIN_NPU="simulated",
+                        TORCH_NPU_TESTING_CACHE=os.environ.get("TORCH_NPU_TESTING_CACHE") or os.path.join(
+                            os.path.expanduser("~"), ".cache", "torch_npu_testing"))
+    assert result.returncode == 0, result.stderr
+    device = json.loads(result.stdout)["device"]
+    assert (device["type"], device["count"], device["simulated"]) == ("npu", 2, True)
+    assert device["reason"] == ("simulated NPU (host memory, CPU kernels), not an NPU run "
+                                "(TORCH_NPU_TESTING_STANDIN_NPU=simulated)")

@@ -8,7 +8,9 @@ it does not know is an error, never a silent default.
 """
 from conftest import REPO_ROOT
 
-STANDIN = REPO_ROOT / "test" / "torch_npu_testing" / "fixtures" / "standin_torch_npu"
+from torch_npu_testing import standin
+
+STANDIN = standin.FOLDER
 PROBE = ("import torch_npu, torch\n"
          "from torch_npu_testing.runtime.carried import resolve_device\n"
          "print(torch.npu.is_available(), torch.npu.device_count(), resolve_device()[0])\n")
@@ -34,4 +36,4 @@ def test_an_unknown_switch_value_is_an_error(run_python):
     result = run_python(["-c", "import torch_npu, torch; torch.npu.is_available()"],
                         PYTHONPATH=str(STANDIN), TORCH_NPU_TESTING_STANDIN_NPU="yes")
     assert result.returncode == 1
-    assert "TORCH_NPU_TESTING_STANDIN_NPU='yes': expected 'available' or 'none'" in result.stderr
+    assert "TORCH_NPU_TESTING_STANDIN_NPU='yes': expected one of none, available, simulated" in result.stderr

@@ -80,14 +80,23 @@ def test_private_api_gets_a_private_table_row(ascend, tmp_path, capsys):
     assert "| 2.7.1 | listed | `docs/zh/api/native_api/private_apis.md:8` |" in captured.out
 
 
-def test_missing_function_gets_a_heading_after_its_closest_neighbour(ascend, capsys, tmp_path):
+def test_missing_class_gets_a_heading_after_its_closest_neighbour(ascend, capsys, tmp_path):
     out = tmp_path / "d.json"
-    code, captured = run_docs(capsys, "torch.autograd.grad_mode.no_such_fn", "--ascend", str(ascend),
+    code, captured = run_docs(capsys, "torch.autograd.grad_mode.inference_mode", "--ascend", str(ascend),
                               "--branches", "master", "--json", str(out))
     assert code == 0, captured.err
     version = json.loads(out.read_text())["versions"][1]
-    assert version["entry"].startswith("### torch.autograd.grad_mode.no_such_fn\n")
-    assert "(https://pytorch.org/docs/2.13/generated/torch.autograd.grad_mode.no_such_fn.html)" in version["entry"]
+    assert version["entry"].startswith("### <code><i>class</i></code> torch.autograd.grad_mode.inference_mode\n")
+    assert "(https://pytorch.org/docs/2.13/generated/torch.autograd.grad_mode.inference_mode.html)" in version["entry"]
+
+
+def test_a_name_that_does_not_resolve_gets_no_entry_exit_2_nothing_written(ascend, capsys, tmp_path):
+    out = tmp_path / "d.json"
+    code, captured = run_docs(capsys, "torch.autograd.grad_mode.no_such_fn", "--ascend", str(ascend),
+                              "--branches", "master", "--write", "--json", str(out))
+    assert code == 2 and captured.err.count("\n") == 1, captured.err
+    assert "torch.autograd.grad_mode.no_such_fn does not resolve in torch" in captured.err
+    assert not out.exists() and captured.out == ""
 
 
 def test_write_refuses_a_dirty_target_and_changes_nothing(ascend, capsys):

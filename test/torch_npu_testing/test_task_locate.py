@@ -4,7 +4,9 @@
 real ``--python`` subprocess; bad input."""
 import json
 import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,7 @@ from torch_npu_testing.__main__ import main
 from torch_npu_testing.task import where_defined
 
 torch = pytest.importorskip("torch", reason="locate needs torch in this interpreter")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_method_of_a_python_class(tmp_path, capsys):
@@ -46,9 +49,31 @@ def test_kinds(name, kind, implementation, public):
         assert "starts with an underscore" in row["private_reason"]
 
 
-def test_missing_name_is_a_row_not_an_error(capsys):
-    assert main(["locate", "torch.autograd.grad_mode.no_such_thing"]) == 0
-    assert "no: AttributeError: torch.autograd.grad_mode has no attribute no_such_thing" in capsys.readouterr().out
+def test_a_misspelt_name_is_one_line_exit_2_nothing_written(capsys, tmp_path):
+    out = tmp_path / "l.json"
+    assert main(["locate", "torch.autograd.grad_mode.no_such_thing", "--json", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and not out.exists()
+    assert ("torch.autograd.grad_mode.no_such_thing resolves in no probed torch (" in captured.err
+            and "AttributeError: torch.autograd.grad_mode has no attribute no_such_thing (check the name)"
+            in captured.err), captured.err
+
+
+def test_a_name_absent_in_one_torch_is_a_row_of_that_torch(capsys):
+    """Found in one interpreter, absent in another: exit 0, the absent one is a row with its error."""
+    assert main(["locate", "torch.Tensor.ndim", "--python", sys.executable, "--python", "/bin/false"]) == 0
+    assert "Not probed (no importable torch there): `/bin/false`" in capsys.readouterr().out
+
+
+def test_no_torch_here_names_the_tools_interpreter(tmp_path):
+    """Under an interpreter without torch: one line naming the interpreter to use, exit 2."""
+    result = subprocess.run(["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", f"PYTHONPATH={ROOT}", sys.executable, "-S",
+                             "-m", "torch_npu_testing", "locate", "torch.Tensor.ndim"],
+                            capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("torch_npu_testing: error: locate needs torch, which ")
+    assert "`.tox/unit/bin/python -m torch_npu_testing locate ...`" in result.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_other_interpreter_runs_the_probe_by_path(tmp_path, capsys, monkeypatch):

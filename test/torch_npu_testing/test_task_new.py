@@ -72,6 +72,21 @@ def test_new_writes_scaffold_and_the_table_row(kit, tmp_path, capsys, monkeypatc
     out = capsys.readouterr().out
     assert "left out of v2.7.1: thing does not exist in torch 2.7.1 (added in 2.9)" in out
     assert "export sends it to " + ", ".join(doc["branches"]) in out
+    # probed: 2.7.1, 2.9.1, 2.13.0; master builds against 2.13 (probed), v2.12.0 / v2.11.0 not
+    assert "; probed on the torch of master; not probed on the torch of " in out
+    assert "since: every torch probed" not in out  # since is 2.9 here
+
+
+def test_new_claims_only_the_torches_it_probed(kit, capsys, monkeypatch):
+    """Probed only 2.13: "since" says so, and the branches whose torch was not probed are named as such."""
+    monkeypatch.setattr(locate, "locate_all", lambda name, pythons: [
+        {"python": "py", "torch": "2.13.0", "found": True, "signature": "(x)"}])
+    rel = "test/functorch/test_other_thing_api.py"
+    assert main(["new", "torch._functorch.other.thing", "--path", rel, "--kit", str(kit), "--no-opinfo"]) == 0
+    out = capsys.readouterr().out
+    assert "(since: every torch probed; found in torch 2.13.0; absent in -)" in out
+    assert "all supported torch" not in out
+    assert "; probed on the torch of master; not probed on the torch of v2.7.1, v2.11.0, v2.12.0 (" in out
 
 
 def test_scaffold_fails_every_test_when_run(kit, monkeypatch, capsys):
@@ -85,6 +100,7 @@ def test_scaffold_fails_every_test_when_run(kit, monkeypatch, capsys):
 def test_existing_api_or_path_refuses_and_changes_nothing(kit, monkeypatch, capsys):
     monkeypatch.setattr(locate, "locate_all", lambda name, pythons: fake_rows("2.7.1"))
     (kit / "test/functorch/test_taken_api.py").write_text("x = 1\n")
+    (kit / "test/npu/test_fresh_api_api.py").write_text("x = 1\n")  # the own file new would take without --path
     before = snapshot(kit)
     assert main(["new", "torch._functorch.config.patch", "--path", "test/functorch/test_new_api.py",
                  "--kit", str(kit)]) == 2
@@ -92,7 +108,7 @@ def test_existing_api_or_path_refuses_and_changes_nothing(kit, monkeypatch, caps
     assert main(["new", "torch.fresh.api", "--path", "test/functorch/test_taken_api.py", "--kit", str(kit)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert main(["new", "torch.fresh.api", "--kit", str(kit)]) == 2
-    assert "give --path" in capsys.readouterr().err
+    assert "test/npu/test_fresh_api_api.py already exists" in capsys.readouterr().err
     assert snapshot(kit) == before
 
 

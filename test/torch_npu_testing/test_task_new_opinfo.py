@@ -154,7 +154,8 @@ def test_an_opinfo_draft_passes_on_the_cpu_and_fails_for_a_broken_op(kit, here_o
     rel = "test/ops/test_vstack_api.py"
     doc, text = draft(kit, "torch.vstack", rel)
     assert doc["format"] == "torch_npu_testing.new/2" and doc["draft"] == "opinfo"
-    assert "from torch_npu_testing import TestCase, run_tests, device_type, requires_api\n" in text
+    assert ("from torch_npu_testing import TestCase, run_tests, device_type, requires_api, skip_unless_vehicle, "
+            "api_limit\n") in text
     assert "    return torch.vstack(input, *args, **kwargs)" in text and "SampleInput(" not in text
     outcomes, cases = run_suite(run_python, kit, rel, tmp_path)
     for area in AREAS:

@@ -21,6 +21,7 @@ from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.verify import record, runfile, targets
 
 FILES = (CONFIG, VMAP, AOT, GRAD)
+CONFIG_API = "torch._functorch.config.patch"
 
 
 @pytest.fixture(scope="module")
@@ -165,6 +166,23 @@ def fresh(tmp_path_factory):
     return clone(origin, root / "dest"), make_kit(root / "k")
 
 
+def without_xmlrunner(root):
+    """This interpreter, with a finder that hides ``xmlrunner`` (as an env without unittest-xml-reporting)."""
+    hide = root / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'xmlrunner':\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "sys.meta_path.insert(0, Hide())\n")
+    python = root / "python-without-xmlrunner"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{hide}" exec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    return python
+
+
 def _bad(capsys, argv, message, out):
     assert cli_main(argv) == 2
     error = capsys.readouterr().err.strip().splitlines()
@@ -172,20 +190,29 @@ def _bad(capsys, argv, message, out):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("case", ["not a checkout", "not exported", "file missing", "unknown env",
-                                  "env of another branch", "env without interpreter", "python without torch"])
+@pytest.mark.parametrize("case", ["not a checkout", "no export recorded", "not exported", "file missing",
+                                  "unknown api", "unknown env",
+                                  "env of another branch", "env without interpreter", "python without torch",
+                                  "python without xmlrunner"])
 def test_bad_input_is_one_line_exit_2_nothing_written(fresh, exported, tmp_path, capsys, case):
     dest, kit = fresh
     out = tmp_path / "out"
     base = ["verify", "master", str(exported[0]), "--kit", str(exported[1]), "--out", str(out)]
     argv, message = {
         "not a checkout": (["verify", "master", str(tmp_path), "--out", str(out)], "not a git work tree"),
-        "not exported": (["verify", "master", str(dest), "--kit", str(kit), "--out", str(out)], "has no kit block"),
-        "file missing": (["verify", "master", str(dest), "--kit", str(kit), "--out", str(out)], "is not in"),
+        "no export recorded": (["verify", "master", str(dest), "--kit", str(kit), "--out", str(out)],
+                               "no export of master into"),
+        "not exported": (["verify", "master", str(dest), "--kit", str(kit), "--out", str(out), "--api", CONFIG_API],
+                         "has no kit block"),
+        "file missing": (["verify", "master", str(dest), "--kit", str(kit), "--out", str(out), "--api", CONFIG_API],
+                         "is not in"),
+        "unknown api": (base + ["--api", "torch.nope"], "unknown target API 'torch.nope'"),
         "unknown env": (base + ["--env", "nope"], "--env nope: not an env of master"),
         "env of another branch": (base + ["--env", "v2_12"], "not an env of master"),
         "env without interpreter": (base + ["--env", "master_213"], "no interpreter for env master_213"),
         "python without torch": (base + ["--python", "/bin/false"], "cannot import torch"),
+        "python without xmlrunner": (base + ["--python", str(without_xmlrunner(tmp_path))],
+                                     "no module xmlrunner (the file's runner needs it): install it with `"),
     }[case]
     if case == "file missing":
         (dest / CONFIG).unlink()
@@ -193,6 +220,25 @@ def test_bad_input_is_one_line_exit_2_nothing_written(fresh, exported, tmp_path,
         _bad(capsys, argv, message, out)
     finally:
         git(dest, "checkout", "-q", "--", ".")
+
+
+def test_verify_runs_the_task_the_last_export_recorded_and_keys_its_record(tmp_path, capsys):
+    """export --api one API, then verify with no --api: only that task's file runs (the other files of the
+    branch have no kit block and are not its business), and the record is keyed by branch and task."""
+    origin = make_origin(tmp_path / "src")
+    dest = clone(origin, tmp_path / "dest")
+    kit = make_kit(tmp_path / "k")
+    assert cli_main(["export", "master", str(dest), "--kit", str(kit), "--api", CONFIG_API]) == 0
+    printed = capsys.readouterr().out
+    assert f"git -C {dest} add {CONFIG}\n" in printed
+    assert git(dest, "status", "--porcelain").split() == ["M", CONFIG]  # the record is not in DEST's diff
+    out = tmp_path / "out"
+    assert cli_main(["verify", "master", str(dest), "--kit", str(kit), "--python", sys.executable,
+                     "--out", str(out)]) == 0
+    assert f"task: {CONFIG_API} (from the last export" in capsys.readouterr().out
+    document = json.loads((out / f"verify-master--{CONFIG_API}.json").read_text())
+    assert [item["path"] for item in document["files"]] == [CONFIG] and document["api_names"] == [CONFIG_API]
+    assert sorted(path.name for path in out.iterdir()) == [f"verify-master--{CONFIG_API}.json"]
 
 
 def test_an_unknown_stand_in_mode_is_refused_by_the_parser(exported, tmp_path, capsys):

@@ -142,8 +142,8 @@ def test_the_stand_in_holds_dests_testcase_and_an_autoload_entry_point(tmp_path)
     assert variables[standin.SWITCH] == "available"
     with pytest.raises(UsageError, match="expected one of none, available"):
         standin.environment(str(overlay), "two")
-    with pytest.raises(UsageError, match="lacks test/torch_npu_testing/fixtures/standin_torch_npu"):
-        standin.fixture_dir(str(tmp_path))
+    with pytest.raises(UsageError, match="lacks torch_npu/__init__.py"):
+        standin.package_dir(str(tmp_path))
 
 
 def test_runner_of_reads_the_main_guards_run_tests():
@@ -260,3 +260,23 @@ def test_pr_finds_a_record_of_another_checkout_or_of_other_bytes(tmp_path):
     assert facts["problems"][1].startswith("stale: test/t.py has other bytes now")
     assert facts["problems"][2].startswith("stale: DEST's test/t.py is not the file export plans at the branch's ref")
     assert verified.warning_lines(facts)[0].startswith("> ⚠ 描述已过期 / verify ran in ")
+
+
+def test_simulated_mode_builds_the_device_first_and_a_failed_build_is_one_usage_error(tmp_path, monkeypatch):
+    """--stand-in-npu=simulated: the device is built (or found) for each env's python before anything runs; a
+    compiler that fails is a UsageError naming the python, the torch and the compiler's first error."""
+    import sys
+    overlay = tmp_path / "overlay"
+    standin.build(str(tmp_path), str(overlay))
+    assert standin.label("simulated") == "simulated NPU (host memory, CPU kernels), not an NPU run"
+    assert standin.label("available") == standin.label("none") == "stand-in torch_npu, not an NPU run"
+    compiler = tmp_path / "cxx"
+    compiler.write_text("#!/bin/sh\necho 'simnpu.cpp:9:9: error: broken here' >&2\nexit 1\n")
+    compiler.chmod(0o755)
+    monkeypatch.setenv("CXX", str(compiler))
+    monkeypatch.setenv("TORCH_NPU_TESTING_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(UsageError) as caught:
+        standin.prepare_device(sys.executable, str(overlay))
+    message = str(caught.value)
+    assert message.startswith(f"--stand-in-npu=simulated: {sys.executable}: simulated NPU: cannot build for torch ")
+    assert message.endswith("simnpu.cpp:9:9: error: broken here") and "\n" not in message

@@ -18,10 +18,11 @@ class WrongFormat(Exception):
 
 def read_document(path, expected):
     """The document at ``path``; OSError (FileNotFoundError included) or ValueError when it cannot be read,
-    :class:`WrongFormat` when it is not a dict whose ``format`` is ``expected`` (or one of them, a tuple)."""
+    :class:`WrongFormat` when it is not a dict whose ``format`` is ``expected`` (a name, or a tuple of the
+    names a reader accepts)."""
+    accepted = (expected,) if isinstance(expected, str) else tuple(expected)
     with open(path, encoding="utf-8") as handle:
         document = json.load(handle)
-    accepted = (expected,) if isinstance(expected, str) else tuple(expected)
     if not isinstance(document, dict) or document.get("format") not in accepted:
         raise WrongFormat(document.get("format") if isinstance(document, dict) else type(document).__name__)
     return document

@@ -17,4 +17,4 @@ TOOL_TEST_DIRS = ("test/torch_npu_testing", "test/in_env")
 GRAD_MODE_FILES = ("test/npu/test_locally_disabling_gradient_omputation.py",)
 KIT_IMPORT_MODULE = "torch_npu_testing"
 PUBLIC_NAMES = ("TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least", "find_api",
-                "run_in_thread")
+                "run_in_thread", "skip_unless_vehicle", "vehicle_refusal", "api_limit")

@@ -9,7 +9,9 @@ agrees with this table. Names keep the vocabulary of the Ascend side: a *branch*
 branch (``master``, ``v2.12.0``), an *env* a tox env that tests one torch of it (``master_213``).
 
 Loading validates each API's ``ascend_task_id`` (:func:`task_problem`): ``null`` while the task is unknown
-(a new API; never invented), else the community task with its campaign and its issues on Ascend's tracker.
+(a new API; never invented), else the community task with its campaign and its issues on Ascend's tracker;
+and its optional ``adds_over_callers`` (:func:`adds_problem`): what the new tests add over existing callers.
+:func:`edit_api` makes the checked text of one row's change (the ``task-id`` and ``adds`` commands).
 """
 import functools
 import json
@@ -43,7 +45,43 @@ def _load(path):
         problem = task_problem(entry.get("ascend_task_id"))
         if problem:
             raise ValueError(f"{path}: {entry['name']}: ascend_task_id {problem}")
+        problem = adds_problem(entry.get("adds_over_callers"))
+        if problem:
+            raise ValueError(f"{path}: {entry['name']}: adds_over_callers {problem}")
     return table
+
+
+def adds_problem(text):
+    """Why ``text`` (an API's ``adds_over_callers``: what its new tests add over the tests that already call it,
+    written once by the contributor) is malformed, or None. ``null`` while not written."""
+    if text is None:
+        return None
+    if not isinstance(text, str) or not text.strip():
+        return "must be a non-empty string (or null)"
+    if len(text) > ADDS_LIMIT:
+        return f"is {len(text)} characters; at most {ADDS_LIMIT}"
+    return None
+
+
+ADDS_LIMIT = 2000
+
+
+def edit_api(path, name, changes):
+    """The text of the table at ``path`` with ``changes`` (``{field: value}``) made to API ``name``'s row, checked
+    as :func:`_load` checks a table (ValueError naming the problem; KeyError for an unknown API). Nothing is
+    written here: the caller writes the text atomically."""
+    with open(path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    rows = [entry for entry in doc.get("apis", []) if isinstance(entry, dict) and entry.get("name") == name]
+    if not rows:
+        known = ", ".join(entry.get("name", "?") for entry in doc.get("apis", []))
+        raise KeyError(f"unknown target API {name!r} in {path} (known: {known})")
+    rows[0].update(changes)
+    for field, value in changes.items():
+        problem = {"ascend_task_id": task_problem, "adds_over_callers": adds_problem}[field](value)
+        if problem:
+            raise ValueError(f"{name}: {field} {problem}")
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 # ------------------------------------------------------------------------------------ community tasks

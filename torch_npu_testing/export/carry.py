@@ -19,7 +19,8 @@ from .kitfile import import_bindings
 BEGIN = "# --- carried: begin\n"
 END = "# --- carried: end\n"
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime")
-CARRIED_PATHS = (os.path.join(RUNTIME_DIR, "carried.py"), os.path.join(RUNTIME_DIR, "carried_testcase.py"))
+CARRIED_PATHS = (os.path.join(RUNTIME_DIR, "carried.py"), os.path.join(RUNTIME_DIR, "carried_testcase.py"),
+                 os.path.join(RUNTIME_DIR, "carried_limits.py"))
 
 
 @dataclass

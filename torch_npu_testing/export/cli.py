@@ -10,6 +10,7 @@ import sys
 
 from ..common import table
 from ..common.errors import UsageError
+from . import record
 from .describe import describe, description_problems, find_description
 from .plan import plan_export, select
 from .write import write_plan
@@ -22,7 +23,8 @@ def add_arguments(parser):
     parser.add_argument("--api", action="append", metavar="NAME",
                         help="export only the files of this API (repeatable; names as in the table)")
     parser.add_argument("--kit", default=".", help="the kit checkout holding test/ and test_upstream/ (default: .)")
-    parser.add_argument("--report", help="the PR description to name (default: KIT/reports/pr-BRANCH.md)")
+    parser.add_argument("--report",
+                        help="the PR description to name (default: KIT/reports/pr-BRANCH[--API].md, this task's)")
     parser.add_argument("--dry-run", action="store_true", help="check everything and show the plan; write nothing")
     parser.add_argument("--list", action="store_true", help="show which files each branch gets, then exit")
     parser.add_argument("--year", type=int, help="copyright year of a file the branch lacks (default: this year)")
@@ -46,11 +48,12 @@ def main(args):
         return 0
     if not args.branch or not args.dest:
         raise UsageError("give BRANCH and DEST (or --list)")
-    description = find_description(args.kit, args.branch, args.report)
+    description = find_description(args.kit, args.branch, args.report, args.api)
     plan = plan_export(args.kit, args.branch, args.dest, args.api, year=args.year)
     if not args.dry_run:
         write_plan(plan)
-    problems = description_problems(description, plan) if description else []
-    print(describe(plan, dry_run=args.dry_run, description=description, problems=problems))
+        record.write(plan, args.api, args.kit)
+    problems = description_problems(description, plan, args.api) if description else []
+    print(describe(plan, dry_run=args.dry_run, description=description, problems=problems, api_names=args.api))
     sys.stdout.flush()
     return 1 if problems else 0

@@ -12,7 +12,7 @@ the one staleness check, :func:`torch_npu_testing.verify.stale.stale_files`). Th
 import json
 import os
 
-from ..common import table
+from ..common import recordnames, table
 from ..common.errors import UsageError
 from ..common.results import sha256_of_bytes
 from ..verify.stale import stale_files
@@ -21,22 +21,28 @@ DESCRIPTIONS_DIR = "reports"
 PR_FORMAT = "torch_npu_testing.pr/1"
 
 
-def description_name(branch):
-    """``pr-v2.12.0.md`` for branch ``v2.12.0`` (``/`` in a branch name becomes ``_``)."""
-    return f"pr-{branch.replace('/', '_')}.md"
+def description_name(branch, api_names=None):
+    """``pr-v2.12.0.md`` for branch ``v2.12.0``; ``pr-v2.12.0--NAME.md`` for the task ``--api NAME``
+    (:mod:`..common.recordnames`)."""
+    return recordnames.name("pr", branch, api_names, ".md")
 
 
-def find_description(kit_root, branch, explicit=None):
-    """The PR description to paste: ``explicit`` (must exist) or ``KIT/reports/pr-BRANCH.md``, else None."""
+def find_description(kit_root, branch, explicit=None, api_names=None):
+    """The PR description to paste: ``explicit`` (must exist) or ``KIT/reports/pr-BRANCH[--KEY].md`` of this
+    task, else None (another task's description is never this one's)."""
     if explicit:
         if not os.path.isfile(explicit):
             raise UsageError(f"--report {explicit}: no such file")
         return explicit
-    path = os.path.join(kit_root, DESCRIPTIONS_DIR, description_name(branch))
+    path = os.path.join(kit_root, DESCRIPTIONS_DIR, description_name(branch, api_names))
     return path if os.path.isfile(path) else None
 
 
-def description_problems(path, plan):
+def _api_options(api_names):
+    return "".join(f" --api {name}" for name in api_names or ())
+
+
+def description_problems(path, plan, api_names=None):
     """Why the description at ``path`` cannot be pasted as it is: unbacked claims, or stale file hashes."""
     facts_path = os.path.splitext(path)[0] + ".json"
     try:
@@ -51,7 +57,8 @@ def description_problems(path, plan):
     written = {target.rel_path: sha256_of_bytes(target.content) for target in plan.targets}
     for path, why in stale_files(recorded, written):
         problems.append(f"the description is stale: {path} {why} (run `python -m torch_npu_testing verify "
-                        f"{plan.branch} {plan.dest}`, then `pr {plan.branch} --ascend {plan.dest}` again)")
+                        f"{plan.branch} {plan.dest}`, then `pr {plan.branch} --ascend {plan.dest}"
+                        f"{_api_options(api_names)}` again)")
     return problems
 
 
@@ -77,7 +84,7 @@ def _file_line(target, width):
             f"lines; kit names renamed: {renamed})")
 
 
-def describe(plan, dry_run=False, description=None, problems=()):
+def describe(plan, dry_run=False, description=None, problems=(), api_names=None):
     """The lines ``export`` prints."""
     verb = "would write" if dry_run else "wrote"
     out = [f"{plan.branch} -> {plan.ref} ({plan.commit[:12]}); {verb} into {plan.dest}:"]
@@ -97,12 +104,13 @@ def describe(plan, dry_run=False, description=None, problems=()):
         out.extend(["the description is not backed by results yet:"] + [f"  - {p}" for p in problems]
                    if problems else [])
     else:
-        out.append(f"pull request description: none found ({DESCRIPTIONS_DIR}/{description_name(plan.branch)})")
+        out.append(f"pull request description: none found "
+                   f"({DESCRIPTIONS_DIR}/{description_name(plan.branch, api_names)})")
     if not dry_run:
         out += ["next: run the files as written, whole, as Ascend CI runs them (add --stand-in-npu on a CPU box), "
                 "then describe them:", f"  python -m torch_npu_testing verify {plan.branch} {plan.dest}",
-                f"  python -m torch_npu_testing pr {plan.branch} --ascend {plan.dest}"]
-    changed = [target.rel_path for target in plan.targets if target.action != "unchanged"]
-    if changed and not dry_run:
-        out += ["then, in the checkout:", f"  git add {' '.join(changed)}", f"  git commit -m '{title}'"]
+                f"  python -m torch_npu_testing pr {plan.branch} --ascend {plan.dest}{_api_options(api_names)}"]
+        written = [target.rel_path for target in plan.targets]
+        out += ["then, in the checkout (every file of this export, changed now or by an earlier one):",
+                f"  git -C {plan.dest} add {' '.join(written)}", f"  git -C {plan.dest} commit -m '{title}'"]
     return "\n".join(out)

@@ -13,7 +13,9 @@
   class, or it is the ``clone``/``copy`` of one): ``__exit__`` not restoring, ``__enter__`` doing nothing,
   the function returned undecorated, the wrapper without ``functools.wraps``;
 - state (every kind but a method of a context-manager class, a grad-mode switch itself): grad mode flipped;
-- copies (a method named ``clone``, ``copy`` or ``__copy__``): ``self`` returned.
+- copies (a method named ``clone``, ``copy`` or ``__copy__``): ``self`` returned;
+- subsystems (:mod:`.subsystem_faults`, last): autograd, tensor identity, containers, nn.Module, autocast,
+  default dtype, RNG, Python level, warnings and messages, one generic fault each.
 
 The catalogue is the same list in every process for the same API and torch, so a mutant is named by its
 index and its id ``API:code`` (``torch._functorch.config.patch:param-default:arg1``).
@@ -21,7 +23,8 @@ index and its id ``API:code`` (``torch._functorch.config.patch:param-default:arg
 import re
 from dataclasses import dataclass
 
-from . import context_faults, faults, tensors
+from ..task.apikind import COPY_NAMES
+from . import context_faults, faults, subsystem_faults, tensors
 from .faults import Fault
 from .targets import Target
 
@@ -39,7 +42,6 @@ RESULT_FAULTS = (
     ("result-cpu", "returned on the CPU (a port that forgets the device; no effect on a CPU run)",
      tensors.to_cpu, False),
 )
-COPY_NAMES = ("clone", "copy", "__copy__")
 _TENSOR_PARAM = re.compile(r"Tensor|Module|tuple|list|Sequence|Iterable")
 _INTEGER = re.compile(r"\bint\b|SupportsInt|SupportsIndex")
 _TENSOR_RESULT = re.compile(r"Tensor|Callable|Module|tuple|list|dict|Sequence|Any")
@@ -99,6 +101,7 @@ def faults_for(target: Target):
         found.append(faults.grad_mode_flipped())
     if target.kind in ("method", "shared method") and target.attr in COPY_NAMES:
         found.append(faults.copy_returns_self(target.attr))
+    found += subsystem_faults.faults_for(target, takes_tensors(target), may_return_tensors(target), COPY_NAMES)
     return found
 
 

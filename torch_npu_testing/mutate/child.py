@@ -6,11 +6,14 @@
 and what the tests import lazily on their first test (:data:`LAZY_IMPORTS`), resolve the targets and build
 the catalogue; it runs no tensor op. :func:`run` installs the mutant's hook on its target (the baseline:
 pass-through hooks on every target, which count the in-scope calls and show the file cannot see the hook
-itself), runs the tests with failfast and returns a JSON-able report: ``first_failure`` (``Class.test``
-with its subtest) and its ``reason``, ``tests_run``, ``test_s``, and the tally per API.
+itself), runs the tests (a mutant's with failfast; the baseline's all, so that every failing test is known)
+and returns a JSON-able report: ``first_failure`` (``Class.test`` with its subtest) and its ``reason``,
+``failures`` (``[test id, reason]`` per failing test, in order), ``tests_run``, ``test_s``, and the tally per
+API. Tests named in ``Prepared.exclude`` (``mutate --passing-only``: those the baseline saw fail) are not run.
 
 The fresh-process mode runs ``python -m torch_npu_testing.mutate.child FILE --api NAME ... --index I
---result-fd FD``: the same :func:`prepare` (same catalogue, same indexes) and :func:`run`, reported on FD.
+--result-fd FD [--exclude TEST ...]``: the same :func:`prepare` (same catalogue, same indexes) and
+:func:`run`, reported on FD.
 """
 import argparse
 import importlib
@@ -45,6 +48,7 @@ class Prepared:
     import_s: float
     threads_at_import: int
     packages: tuple = ()
+    exclude: frozenset = frozenset()
 
 
 def _import_lazily_used():
@@ -108,6 +112,34 @@ def _install(prepared, index):
     return tallies, restores
 
 
+def _flat(suite):
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            yield from _flat(test)
+        else:
+            yield test
+
+
+def test_ids(module):
+    """The ids (``Class.test``) of every test of ``module``, in the loader's order."""
+    return [results.test_id(test) for test in _flat(unittest.defaultTestLoader.loadTestsFromModule(module))]
+
+
+def _selected(module, exclude):
+    tests = unittest.defaultTestLoader.loadTestsFromModule(module)
+    if not exclude:
+        return tests
+    return unittest.TestSuite([test for test in _flat(tests) if results.test_id(test) not in exclude])
+
+
+def _failures(cases):
+    found = {}
+    for case in cases:
+        if case.outcome.fails and case.id not in found:
+            found[case.id] = case.reason
+    return [[test, reason] for test, reason in found.items()]
+
+
 def run(prepared, index, on_start=None):
     """Run the tests under mutant ``index`` (BASELINE: none); the report of the module docstring.
     ``on_start()`` is called just before the first test (the parent's clock for ``--timeout`` starts there)."""
@@ -115,32 +147,24 @@ def run(prepared, index, on_start=None):
 
     torch.set_num_threads(1)
     tallies, restores = _install(prepared, index)
-    report = run_tests(prepared, restores, on_start)
+    report = run_tests(prepared, restores, on_start, failfast=index != BASELINE)
     report.update(index=index, tallies={name: tally.to_dict() for name, tally in tallies.items()})
     return report
 
 
-def _flat(suite):
-    for item in suite:
-        if isinstance(item, unittest.TestSuite):
-            yield from _flat(item)
-        else:
-            yield item
-
-
-def run_tests(prepared, restores, on_start=None, context=None, only=None, on_test=None):
-    """FILE's tests with failfast (inside ``context`` when given; only the test ids of ``only`` when given;
-    ``on_test(id)`` as each starts), then ``restores`` undone; the report's ``tests_run``, ``test_s``,
-    ``first_failure`` and ``reason``."""
+def run_tests(prepared, restores, on_start=None, context=None, only=None, on_test=None, failfast=True):
+    """FILE's tests (less ``prepared.exclude``; only the test ids of ``only`` when given), inside
+    ``context`` when given, ``on_test(id)`` as each starts; then ``restores`` undone. The report's
+    ``tests_run``, ``test_s``, ``first_failure``, ``reason`` and ``failures``."""
     import contextlib
 
     if on_start is not None:
         on_start()
-    tests = unittest.defaultTestLoader.loadTestsFromModule(prepared.module)
+    tests = _selected(prepared.module, prepared.exclude)
     if only is not None:
         tests = unittest.TestSuite([test for test in _flat(tests) if results.test_id(test) in only])
     listener = None if on_test is None else types.SimpleNamespace(start_test=on_test, stop_test=lambda test: None)
-    runner = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0, failfast=True,
+    runner = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0, failfast=failfast,
                                      resultclass=results.recorder_class(prepared.path, listener))
     started = time.perf_counter()
     try:
@@ -152,7 +176,8 @@ def run_tests(prepared, restores, on_start=None, context=None, only=None, on_tes
         returned.restore_all()
     failed = next((case for case in outcome.cases if case.outcome.fails), None)
     return {"tests_run": outcome.testsRun, "test_s": round(time.perf_counter() - started, 3),
-            "first_failure": failed.name if failed else None, "reason": failed.reason if failed else None}
+            "first_failure": failed.name if failed else None, "reason": failed.reason if failed else None,
+            "failures": _failures(outcome.cases)}
 
 
 START_MARK = b"\n"
@@ -177,6 +202,7 @@ def _parse(argv):
     parser.add_argument("--internal-package", action="append", default=[])
     parser.add_argument("--index", type=int, required=True)
     parser.add_argument("--result-fd", type=int, required=True)
+    parser.add_argument("--exclude", action="append", default=[])
     return parser.parse_args(argv)
 
 
@@ -184,6 +210,7 @@ def main(argv=None):
     """The fresh-process child: prepare, run one index, report on ``--result-fd``."""
     args = _parse(argv)
     prepared = prepare(args.file, args.api, args.internal_package)
+    prepared.exclude = frozenset(args.exclude)
     write_report(args.result_fd, run(prepared, args.index, mark_start(args.result_fd)))
     return 0
 

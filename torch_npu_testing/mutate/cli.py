@@ -1,12 +1,13 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
 """``python -m torch_npu_testing mutate FILE [--api NAME ...] [--jobs N] [--timeout S] [--json OUT]
-[--fail-under PCT] [--quiet] [--timeout-kills]``.
+[--fail-under PCT] [--quiet] [--timeout-kills] [--passing-only]``.
 
 The APIs are FILE's rows of the one table (:file:`common/table.json`), or ``--api``. Exit status: 0, or 1
 when the strength over all APIs is under ``--fail-under``; 2 with one line on stderr and nothing written
 for bad input (an unknown API, a FILE that is no test file or has no tests, a baseline that fails: its
-first failure named). An API this torch lacks is "absent in this torch" (exit 0), as ``report`` has it.
+failing tests named, and both ways on: write them, or ``--passing-only``, which measures the passing tests
+and names those it left out). An API this torch lacks is "absent in this torch" (exit 0), as ``report`` has it.
 """
 import json
 import os
@@ -18,6 +19,7 @@ from ..common import table
 from ..common.atomic import write_text_atomic
 from ..common.errors import UsageError
 from ..common.results import sha256_of
+from ..common.toolspython import require_torch
 from . import output, score
 
 
@@ -37,6 +39,9 @@ def add_arguments(parser):
                              "(for an API outside torch; torch, functorch, torch_npu and torchgen always are)")
     parser.add_argument("--fresh-processes", action="store_true",
                         help="run every child as a fresh process instead of a fork (slower; for comparison)")
+    parser.add_argument("--passing-only", action="store_true",
+                        help="measure the tests that pass without a mutant; the failing ones (a draft's "
+                             "placeholders) are left out, and named")
     parser.add_argument("--device", nargs="?", const="", metavar="TYPE",
                         help="also fault the device's kernels of the aten ops each API dispatches on the device "
                              "(default TYPE: the device the tests run on, the simulated NPU's npu)")
@@ -109,6 +114,14 @@ def _timeout_for(args):
     return timeout
 
 
+def _refusal(prepared, failed):
+    from . import child, session
+
+    test_ids = child.test_ids(prepared.module)
+    how, failing = session.failing_tests(failed.report, test_ids)
+    return output.refusal(failed.report, len(test_ids), how, failing, str(failed))
+
+
 def _run_session(args, prepared):
     """``(fresh, reasons, baseline, records)``: every mutant's record, in catalogue order."""
     from . import session
@@ -128,9 +141,9 @@ def _run_session(args, prepared):
 
     try:
         fresh, reasons, baseline = session.run_session(prepared, _device(), args.jobs, _timeout_for(args), done,
-                                                       restart, args.fresh_processes)
+                                                       restart, args.fresh_processes, args.passing_only)
     except session.BaselineFailed as failed:
-        raise UsageError(f"the baseline fails (no mutant applied): {failed}") from None
+        raise UsageError(_refusal(prepared, failed)) from None
     for reason in reasons:
         print(f"mutate: fresh process per mutant: {reason}", file=sys.stderr)
     return fresh, reasons, baseline, [records[m.index] for m in prepared.mutants]
@@ -140,11 +153,12 @@ def _api_blocks(args, prepared, records, baseline):
     blocks = []
     for target in prepared.targets:
         mine = [record for record in records if record["id"].startswith(target.name + ":")]
-        blocks.append({"name": target.name, "status": "present", "kind": target.kind,
+        blocks.append({"name": target.name, "status": "present", "kind": target.kind, "api_kind": target.contract,
                        "baseline_calls": baseline.get("tallies", {}).get(target.name, {}).get("calls", 0),
                        "strength": score.strength(mine, args.timeout_kills), "mutants": mine})
     for name, reason in prepared.absent.items():
-        blocks.append({"name": name, "status": "absent", "reason": reason, "kind": None, "mutants": []})
+        blocks.append({"name": name, "status": "absent", "reason": reason, "kind": None, "api_kind": None,
+                       "mutants": []})
     return blocks
 
 
@@ -157,7 +171,7 @@ def _device_blocks(args, prepared, blocks):
     docstring, single, records = prepared.module.__doc__, len(prepared.targets) == 1, {}
     progress = output.Progress(0, time.perf_counter(), args.quiet)
 
-    plan = device_session.Plan(device, [])
+    plan = device_session.DevicePlan(device, [])
 
     def done(report):
         mutant = plan.mutants[report["index"]]
@@ -184,13 +198,17 @@ def _device_blocks(args, prepared, blocks):
 
 def _document(args, prepared, mode, blocks, timing):
     import torch
+    from .child import test_ids
 
-    fresh, reasons = mode
+    fresh, reasons, baseline = mode
+    present = [b["strength"] for b in blocks if b["status"] == "present"]
     return {"format": output.FORMAT, "file": args.file, "sha256": sha256_of(args.file),
             "torch_version": torch.__version__, "mode": "fresh" if fresh else "fork", "fresh_reasons": reasons,
             "jobs": args.jobs, "timeout_s": timing.pop("timeout_s"), "timeout_kills": args.timeout_kills,
-            "timing": timing, "apis": blocks, "percent": score.total_percent(
-                [b["strength"] for b in blocks if b["status"] == "present"])}
+            "passing_only": args.passing_only, "tests": len(test_ids(prepared.module)),
+            "left_out": baseline.get("failures", []) if args.passing_only else [],
+            "timing": timing, "apis": blocks, "percent": score.total_percent(present),
+            "reach_percent": score.total_percent(present, reach=True)}
 
 
 def _print(args, blocks, document, count):
@@ -200,6 +218,8 @@ def _print(args, blocks, document, count):
         tables += [output.table(dict(block["device"], name=block["name"] + " on the device", kind=block["kind"]))
                    for block in present if block.get("device", {}).get("status") == "scored"]
         print("\n\n".join(tables) + "\n")
+    if args.passing_only:
+        print(output.passing_only_line(document))
     print("\n".join(line for block in blocks for line in output.api_lines(block)))
     if document.get("device"):
         from .device_output import lines
@@ -224,6 +244,7 @@ def _under(args, document):
 
 
 def main(args):
+    require_torch("mutate")
     started = time.perf_counter()
     _check_file(args.file)
     prepared = _prepare(args, _api_names(args))
@@ -239,7 +260,7 @@ def main(args):
     work = len(records) * test_s + (device["mutants"] * device["baseline_test_s"] if device else 0)
     timing = {"parent_import_s": prepared.import_s, "baseline_test_s": test_s, "wall_s": round(wall, 3),
               "target_s": round(1.25 * (prepared.import_s + work / args.jobs), 3), "timeout_s": timeout}
-    document = _document(args, prepared, (fresh, reasons), blocks, timing)
+    document = _document(args, prepared, (fresh, reasons, baseline), blocks, timing)
     document["device"] = device
     _print(args, blocks, document, len(records) + (device["mutants"] if device else 0))
     if args.json:

@@ -13,8 +13,8 @@ An API's ``device`` block (format ``torch_npu_testing.mutate/3``) is either
   own (a config patch, a grad-mode switch), so no device fault can act: stated, not a score; or
 - ``{"status": "not reached", "device": TYPE, "reason": ...}``: the tests never called the API in scope.
 
-The line: ``device strength API: killed K of E (S survived, T timeouts, N not reached, M no effect, A not
-applicable; reach R of F faults on O device ops)``, reach being the faults that acted on a call.
+The line is the generic strength line (:func:`.score.strength_line`, reach included) after ``device``, with
+the number of device ops: ``device strength API: killed K of E (...); reach: ...; O device ops``.
 """
 from . import score
 
@@ -49,19 +49,10 @@ def block(api, device, baseline, records, timeout_kills=False):
             "mutants": mine}
 
 
-def reach(device_block):
-    """``(faults that acted on a call, faults)`` of a scored block."""
-    mutants = device_block["mutants"]
-    return sum(1 for m in mutants if m["changed"] or m["no_effect"] or m["outcome"] == "killed"), len(mutants)
-
-
 def line(api, device_block):
     if device_block["status"] != "scored":
         return f"device strength {api}: {device_block['status']} on {device_block['device']} ({device_block['reason']})"
-    generic = score.strength_line(api, device_block["strength"])[len("strength "):]
-    reached, total = reach(device_block)
-    return (f"device strength {generic[:-1]}; reach {reached} of {total} faults on {len(device_block['ops'])} "
-            f"device ops)")
+    return f"device {score.strength_line(api, device_block['strength'])}; {len(device_block['ops'])} device ops"
 
 
 def lines(api, device_block):

@@ -42,7 +42,7 @@ class DeviceMutant:
 
 
 @dataclass
-class Plan:
+class DevicePlan:
     """What a device child needs besides the parent's :class:`.child.Prepared`."""
 
     device: str

@@ -7,10 +7,17 @@ The JSON (``--json``) is a document of format :data:`FORMAT`: ``file``, ``sha256
 ``baseline_test_s``, ``wall_s``, ``target_s``), and per API in ``apis``: ``status`` (present / absent with
 ``reason``), ``kind``, ``baseline_calls``, ``strength`` (:func:`score.strength`) and ``mutants`` (``id``,
 ``code``, ``description``, ``outcome``, ``killed_by``, ``calls``, ``changed``, ``no_effect``,
-``not_applicable``, ``explained``, ``wall_s``). Format 3 adds, with ``--device``, a ``device`` block per
-API (:mod:`.device_output`) and a top-level ``device`` (type, ``baseline_test_s``, ``mutants``, the
-``vehicles``' dispatch counts, ``percent``); without it, ``device`` is null. ``report`` and ``pr`` read
-every format of :data:`READABLE_FORMATS` (report/strength.py).
+``not_applicable``, ``explained``, ``wall_s``). ``report`` and ``pr`` read it (report/strength.py).
+
+Format 2 adds: ``percent`` beside ``reach_percent`` (killed of effective + not reached, over all APIs), per
+API ``strength.reach_scored`` / ``strength.reach_percent`` and ``api_kind`` (:mod:`..task.apikind`), and
+``passing_only`` (``--passing-only`` given), ``tests`` (FILE's tests) and ``left_out`` (``[test, reason]``
+per failing test the run left out). Readers accept :data:`READABLE_FORMATS`: a format-1 document's reach is
+computed from its counts (:func:`score.reach_scored`).
+
+Format 3 adds, with ``--device``, a ``device`` block per API (:mod:`.device_output`) and a top-level
+``device`` (type, ``baseline_test_s``, ``mutants``, the ``vehicles``' dispatch counts, ``percent``); without
+it, ``device`` is null.
 """
 import sys
 
@@ -18,6 +25,7 @@ from .score import strength_line
 
 FORMAT = "torch_npu_testing.mutate/3"
 READABLE_FORMATS = ("torch_npu_testing.mutate/1", "torch_npu_testing.mutate/2", FORMAT)
+NAMED_AT_MOST = 20
 
 
 class Progress:
@@ -82,3 +90,34 @@ def timing_line(timing, count, jobs):
     return (f"mutate: {count} mutants in {timing['wall_s']:.1f}s; target 1.25 x "
             f"(import {timing['parent_import_s']:.1f}s + {count} x {timing['baseline_test_s']:.2f}s / {jobs})"
             f" = {timing['target_s']:.1f}s")
+
+
+def _names(tests):
+    shown = ", ".join(tests[:NAMED_AT_MOST])
+    return shown + (f" and {len(tests) - NAMED_AT_MOST} more" if len(tests) > NAMED_AT_MOST else "")
+
+
+def refusal(baseline, test_count, how, failing, first):
+    """The one line for a failing baseline: the failing tests, then the ways on. ``how`` and ``failing`` are
+    :func:`session.failing_tests`'s; ``first`` is the first failure in words."""
+    head = "the baseline fails (no mutant applied): "
+    if how not in ("some", "every"):
+        return head + first + "; --passing-only cannot leave this out (it is no failing test): mend it first"
+    reasons = dict((test, reason) for test, reason in baseline.get("failures", []))
+    detail = f" ({reasons[failing[0]]})" if reasons.get(failing[0]) else ""
+    line = (f"{head}{len(failing)} of {test_count} tests fail: {failing[0]}{detail}"
+            + (f", {_names(failing[1:])}" if failing[1:] else ""))
+    if how == "every":
+        return line + "; write them so they pass (--passing-only needs at least one passing test)"
+    return line + ("; write them so they pass, or measure the passing tests only with --passing-only "
+                   "(the output then names the tests it left out)")
+
+
+def passing_only_line(document):
+    """What ``--passing-only`` measured: the tests run and the failing ones left out, named."""
+    left_out = [test for test, _ in document["left_out"]]
+    measured = document["tests"] - len(left_out)
+    if not left_out:
+        return f"mutate --passing-only: every test passes; measured all {document['tests']}"
+    return (f"mutate --passing-only: measured the {measured} passing tests of {document['tests']}; "
+            f"left out {len(left_out)} failing: {_names(left_out)}")

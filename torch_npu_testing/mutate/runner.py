@@ -110,6 +110,8 @@ def start_fresh(prepared, index):
         command += ["--api", target.name]
     for package in prepared.packages:
         command += ["--internal-package", package]
+    for test in sorted(prepared.exclude):
+        command += ["--exclude", test]
     process = subprocess.Popen(command, pass_fds=(write_fd,), stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write_fd)

@@ -17,6 +17,10 @@ Outcomes (:data:`OUTCOMES`):
 
 Strength = K / E with E = killed + survived. *No effect* and *not reached* are listed, never survived:
 they show where the file never looks.
+
+Reach = K / (E + R), R the faults *not reached*: a catalogue fault no test reaches counts against the file
+here, so deleting tests lowers it (it never lowers the strength). *No effect* and *not applicable* are in
+neither figure.
 """
 import re
 
@@ -56,21 +60,31 @@ def strength(mutants, timeout_kills=False):
     counts = {outcome: sum(1 for m in mutants if m["outcome"] == outcome) for outcome in OUTCOMES}
     killed = counts["killed"] + (counts["timeout"] if timeout_kills else 0)
     scored = counts["killed"] + counts["survived"] + (counts["timeout"] if timeout_kills else 0)
+    reach = scored + counts["not reached"]
     return {"killed": killed, "scored": scored, "counts": counts,
             "percent": round(100.0 * killed / scored, 1) if scored else None,
+            "reach_scored": reach, "reach_percent": round(100.0 * killed / reach, 1) if reach else None,
             "survivors": [m["id"] for m in mutants if m["outcome"] == "survived"],
             "explained": [m["id"] for m in mutants if m["outcome"] == "survived" and m.get("explained")]}
 
 
+def reach_scored(block):
+    """E + R of a strength block (a ``mutate/1`` block has no ``reach_scored``: from its counts)."""
+    return block.get("reach_scored", block["scored"] + block["counts"]["not reached"])
+
+
 def strength_line(api, block):
-    """``strength torch.x.y: killed K of E (S survived, T timeouts, N not reached, M no effect, A not applicable)``."""
+    """``strength torch.x.y: killed K of E (S survived, T timeouts, N not reached, M no effect, A not applicable);
+    reach: killed K of E + R``."""
     counts = block["counts"]
     return (f"strength {api}: killed {block['killed']} of {block['scored']} ({counts['survived']} survived, "
             f"{counts['timeout']} timeouts, {counts['not reached']} not reached, {counts['no effect']} no effect, "
-            f"{counts['not applicable']} not applicable)")
+            f"{counts['not applicable']} not applicable); reach: killed {block['killed']} of {reach_scored(block)} "
+            f"({block['scored']} effective + {counts['not reached']} not reached)")
 
 
-def total_percent(blocks):
+def total_percent(blocks, reach=False):
+    """K / E over ``blocks`` (with ``reach``: K / (E + R)), in percent; None when the divisor is 0."""
     killed = sum(block["killed"] for block in blocks)
-    scored = sum(block["scored"] for block in blocks)
+    scored = sum(reach_scored(block) if reach else block["scored"] for block in blocks)
     return round(100.0 * killed / scored, 1) if scored else None

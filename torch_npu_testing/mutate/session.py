@@ -8,6 +8,11 @@ the children are killed, and the baseline runs again in a fresh process: when it
 mutant runs fresh (the reason said); when it fails there too, :class:`BaselineFailed`. When a reason is
 known before any run (the device is not cpu, FILE starts threads at import, ``--fresh-processes``), the
 baseline runs fresh first, then the mutants.
+
+With ``passing_only`` (``mutate --passing-only``) the baseline runs alone first (fork, or fresh for a reason
+known before any run); the tests it sees fail are left out of every mutant's run (``prepared.exclude``).
+A baseline that cannot be narrowed that way (the child raised or died, a class fixture failed, no test
+passes) is :class:`BaselineFailed` all the same.
 """
 import gc
 
@@ -48,14 +53,42 @@ def _overlapped(prepared, indices, jobs, timeout_for, on_done):
     return state["baseline"]
 
 
-def run_session(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh=False):
+def run_session(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh=False, passing_only=False):
     """``(fresh, reasons, baseline report)``; ``on_done(report)`` per mutant, ``on_restart()`` before the
     mutants run again in fresh processes. ``timeout_for(baseline report)`` gives the timeout per mutant."""
     gc.freeze()  # the children's collector then leaves the parent's objects (and their shared pages) alone
     try:
+        if passing_only:
+            return _run_passing_only(prepared, device, jobs, timeout_for, on_done, force_fresh)
         return _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh)
     finally:
         gc.unfreeze()
+
+
+def failing_tests(report, test_ids):
+    """``(how, tests)`` of a baseline ``report``: ``("some", ids)`` when leaving the failing tests out leaves
+    a passing run, ``("every", ids)`` when every test fails, ``("run", [])`` when what failed is no test (the
+    child raised, died or timed out; a class or module fixture failed), ``("none", [])`` when it passed."""
+    failing = list(dict.fromkeys(test for test, _ in report.get("failures", [])))
+    if report.get("error") or report.get("died") or report.get("timed_out") or any(
+            test not in test_ids for test in failing):
+        return "run", []
+    if not failing:
+        return "none", []
+    return ("every" if len(failing) >= len(set(test_ids)) else "some"), failing
+
+
+def _run_passing_only(prepared, device, jobs, timeout_for, on_done, force_fresh):
+    reasons = runner.fresh_reasons(prepared, device) + (["--fresh-processes was given"] if force_fresh else [])
+    baseline = runner.run_baseline(prepared, bool(reasons))
+    how, failing = failing_tests(baseline, child.test_ids(prepared.module))
+    if how in ("run", "every"):
+        raise BaselineFailed(baseline)
+    prepared.exclude = frozenset(failing)
+    start = runner.start_fresh if reasons else runner.start_fork
+    indices = [mutant.index for mutant in prepared.mutants]
+    runner.run_all(lambda index: start(prepared, index), indices, jobs, timeout_for(baseline), on_done)
+    return bool(reasons), reasons, baseline
 
 
 def _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh):

@@ -17,6 +17,9 @@ Kinds (:data:`KINDS`), as the fault catalogue sees them:
   replacement acts only when ``self`` is the target instance, as :mod:`torch_npu_testing.suite.api_calls`
   matches it; assigning to the module attribute is impossible (``ConfigModule.__setattr__`` raises).
 
+The kind is the shared classifier's (:mod:`torch_npu_testing.task.apikind`): its ``form`` is the kind here,
+its ``contract`` (context manager, config module, function, C builtin) is ``Target.contract``.
+
 Replacement (:func:`install`): a Python function without a closure keeps its identity and gets a
 trampoline as its code, so every alias reaches the mutant, including bound methods that decorators captured
 at import (``context_decorator(self.clone, f)``). Anything else (a C builtin, a closure) is replaced by
@@ -24,19 +27,17 @@ identity: the defining module's attribute and every alias bound to the same obje
 modules, in FILE's module and in the owning class (``torch.set_grad_enabled`` is
 ``torch.autograd.grad_mode.set_grad_enabled``). Both are undone by the returned ``restore``.
 """
-import ast
 import inspect
-import re
 import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..suite.api_calls import INTERNAL_PACKAGES, resolve
+from ..task import apikind
 
-KINDS = ("python function", "C builtin", "method", "shared method", "C method")
-EMPTY = inspect.Parameter.empty
-_PYBIND_SIGNATURE = re.compile(r"^\s*\w+\((?P<params>.*)\)\s*->\s*(?P<returns>.+?)\s*$")
+KINDS = apikind.FORMS
+EMPTY = apikind.NO_DEFAULT
 _HOOK_PREFIX = "__torch_npu_testing_mutant_"
 
 
@@ -69,19 +70,16 @@ class Target:
     returns: str = ""
     returns_class: Optional[type] = None
     signature_source: str = "inspect.signature"
+    contract: str = ""
 
     @property
     def cm_class(self):
         """True for a method of a context-manager class (``set_grad_enabled.clone``)."""
-        return self.kind == "method" and _is_context_manager_class(self.owner)
+        return self.kind == "method" and apikind.is_context_manager_class(self.owner)
 
 
 class AbsentApi(Exception):
     """The API does not exist in this torch; the message says which part is missing."""
-
-
-def _is_context_manager_class(obj):
-    return isinstance(obj, type) and hasattr(obj, "__enter__") and hasattr(obj, "__exit__")
 
 
 def _annotation_text(annotation):
@@ -100,47 +98,11 @@ def _returns_class(function, text):
     return found if isinstance(found, type) else None
 
 
-def _split_top_level(text):
-    parts, depth, current = [], 0, ""
-    for char in text:
-        if char in "[(":
-            depth += 1
-        elif char in "])":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    return [part for part in parts + [current.strip()] if part]
-
-
-def _literal(text):
-    """A docstring's default as its value (``1``, ``None``, ``'x'``); the text itself when it is no literal."""
-    if not text.strip():
-        return EMPTY
-    try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError):
-        return text.strip()
-
-
 def pybind_params(builtin):
-    """``(params, returns)`` from a pybind docstring's first line, or ``([], "")`` when it has none."""
-    first = (getattr(builtin, "__doc__", None) or "").strip().splitlines()[:1]
-    match = _PYBIND_SIGNATURE.match(first[0]) if first else None
-    if match is None:
-        return [], ""
-    params = []
-    kind = "positional"
-    for item in _split_top_level(match.group("params")):
-        if item == "*":  # the rest are keyword-only (a Tensor method's docstring: ``addcdiv(t1, t2, *, value=1)``)
-            kind = "keyword"
-            continue
-        head, _, default = item.partition("=")
-        name, _, annotation = head.partition(":")
-        params.append(Param(name.strip(), kind, _literal(default), annotation.strip()))
-    return params, match.group("returns")
+    """``(params, returns)`` from a C builtin's docstring's first line (:func:`apikind.docstring_params`),
+    or ``([], "")`` when it has none."""
+    found, returns = apikind.docstring_params(builtin)
+    return [Param(name, kind, default, annotation) for name, kind, default, annotation in found], returns
 
 
 _KIND_NAMES = {inspect.Parameter.POSITIONAL_ONLY: "positional", inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional",
@@ -170,22 +132,22 @@ def resolve_target(name):
     if absent:
         raise AbsentApi(absent)
     owner, attr = _owner_and_attr(name)
-    if inspect.ismethod(obj) and not isinstance(obj.__self__, type):
+    kind = apikind.classify(obj, owner, attr)
+    if kind.form == "shared method":
         function = obj.__func__
         cls = next((c for c in type(obj.__self__).__mro__ if c.__dict__.get(function.__name__) is function), None)
         if cls is None:
             raise ValueError(f"{name}: the class that defines {function.__name__} was not found")
-        target = Target(name, obj, "shared method", function, cls, function.__name__, bound_self=obj.__self__)
-    elif isinstance(obj, types.FunctionType):
-        kind = "method" if isinstance(owner, type) else "python function"
-        target = Target(name, obj, kind, obj, owner, attr)
-    elif isinstance(obj, types.BuiltinFunctionType):
-        target = Target(name, obj, "C builtin", obj, owner, attr, signature_source="pybind docstring")
-    elif isinstance(obj, (types.MethodDescriptorType, types.WrapperDescriptorType)) and isinstance(owner, type):
-        target = Target(name, obj, "C method", obj, owner, attr, signature_source="docstring")
+        target = Target(name, obj, kind.form, function, cls, function.__name__, bound_self=obj.__self__)
+    elif kind.form in ("python function", "method"):
+        target = Target(name, obj, kind.form, obj, owner, attr)
+    elif kind.form is not None:
+        source = "pybind docstring" if kind.form == "C builtin" else "docstring"
+        target = Target(name, obj, kind.form, obj, owner, attr, signature_source=source)
     else:
         raise ValueError(f"{name} is a {type(obj).__name__}: mutate replaces functions, C builtins and methods "
                          "(name a class's method, such as its clone)")
+    target.contract = kind.contract
     if target.kind == "C builtin":
         target.params, target.returns = pybind_params(obj)
     elif target.kind == "C method":

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``python -m torch_npu_testing pr BRANCH --ascend DEST [--verify PATH] [--api NAME ...] [--results DIR] [--out DIR]``.
 
+One task: ``--api NAME`` (repeatable), else what the last export of BRANCH into DEST wrote, as export recorded
+it. Every record is keyed by branch and task (``pr-v2.12.0--NAME.md``; :mod:`..common.recordnames`).
 Writes ``OUT/pr-BRANCH.md`` (the description, at most 60,000 characters), ``OUT/pr-BRANCH.json`` (the
 facts, the checkboxes and the problems) and ``OUT/evidence-BRANCH.md`` / ``.json`` (the full evidence, the
 file to attach), each atomically, and prints the description's path. ``BRANCH`` is a branch name as a
@@ -24,7 +26,11 @@ import sys
 
 from ..common import table
 from ..common.atomic import write_text_atomic
+from ..common.errors import UsageError
+from ..common.toolspython import require_torch
+from ..export import record as export_record
 from ..export.describe import description_name
+from ..task import gitrefs
 from ..verify.record import record_name
 from . import boxsources, checklist, evidence, facts as facts_module, verified
 from .render import render
@@ -37,9 +43,10 @@ def add_arguments(parser):
                         help="the Ascend/pytorch checkout that export wrote into and verify ran (the plan is read from "
                              "the branch at its ref through git; the template and the docs from master)")
     parser.add_argument("--verify", metavar="PATH",
-                        help="verify's record of DEST (default: OUT/verify-BRANCH.json, i.e. reports/...)")
+                        help="verify's record of DEST (default: OUT/verify-BRANCH[--API].json, this task's)")
     parser.add_argument("--api", action="append", metavar="NAME",
-                        help="describe only this API of the table and its file (repeatable; default: every API)")
+                        help="the task: describe only this API of the table and its file (repeatable; default: what "
+                             "the last export of BRANCH into DEST wrote, as export recorded it)")
     parser.add_argument("--results", default=os.path.join(".tox", "results"),
                         help="folder with the envs' results files (default: .tox/results)")
     parser.add_argument("--out", default="reports", help="folder to write pr-BRANCH.md/.json and evidence-BRANCH.md/"
@@ -66,15 +73,36 @@ def other_apis_named(markdown, document):
     return [api["name"] for api in table.apis() if api["name"] not in ours and api["name"] in markdown]
 
 
+def task_of(args):
+    """``(api_names, verify record path)`` of the task pr describes: ``--api``, else the last export's selection.
+    UsageError (nothing written) when neither an export nor a verify record of the branch exists."""
+    try:
+        table.branch(args.branch)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    facts_module.check_api_names(args.api)
+    dest = gitrefs.check_ascend(args.ascend)
+    gitrefs.resolve_branch(dest, args.branch)
+    last = export_record.read_last(dest, args.branch)
+    names = sorted(set(args.api)) if args.api else (last or {}).get("api_names")
+    path = args.verify or os.path.join(args.out, record_name(args.branch, names))
+    if last is None and not os.path.exists(path):
+        raise UsageError(f"no export or verify record of {args.branch} for {args.ascend}: run `python -m "
+                         f"torch_npu_testing export {args.branch} {args.ascend} --api NAME`, then verify, first")
+    return names, path
+
+
 def main(args):
+    require_torch("pr")
+    names, verify_path = task_of(args)
     command = ["python", "-m", "torch_npu_testing", "pr", args.branch, "--ascend", args.ascend,
                "--results", args.results, "--out", args.out] + (["--verify", args.verify] if args.verify else [])
-    command += [part for name in args.api or () for part in ("--api", name)]
-    document = facts_module.gather(args.branch, args.ascend, args.results, kit_root=args.kit, api_names=args.api,
+    command += [part for name in names or () for part in ("--api", name)]
+    document = facts_module.gather(args.branch, args.ascend, args.results, kit_root=args.kit, api_names=names,
                                    year=args.year, command=command)
-    document["evidence_name"] = evidence.evidence_name(args.branch)
-    document["verify"] = verified.gather(args.verify or os.path.join(args.out, record_name(args.branch)),
-                                         document["ascend"]["dir"], document["plan"]["files"], args.branch)
+    document["evidence_name"] = evidence.evidence_name(args.branch, names)
+    document["verify"] = verified.gather(verify_path, document["ascend"]["dir"], document["plan"]["files"],
+                                         args.branch)
     document["template_boxes"] = checklist.template_boxes(document)
     document["kit_checks"] = checklist.kit_checks(document) + verified.verify_checks(document)
     boxsources.annotate(document["template_boxes"], document["kit_checks"])
@@ -85,8 +113,8 @@ def main(args):
         document["problems"].append(f"the description names other target APIs: {', '.join(named)}")
         markdown_text = render(document)
     os.makedirs(args.out, exist_ok=True)
-    evidence.write_evidence(document["report"], args.out, args.branch, document["verify"])
-    markdown = os.path.join(args.out, description_name(args.branch))
+    evidence.write_evidence(document["report"], args.out, document["evidence_name"], document["verify"])
+    markdown = os.path.join(args.out, description_name(args.branch, names))
     document["characters"] = len(markdown_text)
     write_text_atomic(os.path.splitext(markdown)[0] + ".json",
                       json.dumps(document, indent=1, ensure_ascii=False, default=str) + "\n")

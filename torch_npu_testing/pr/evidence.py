@@ -17,7 +17,7 @@ import os
 import tempfile
 
 from ..common import results as results_model
-from ..common import table
+from ..common import recordnames, table
 from ..common.atomic import write_text_atomic
 from ..report import collect as report_collect
 from ..report.markdown import code
@@ -99,9 +99,9 @@ def collect_branch(results_dir, branch, apis, files, with_upstream, command):
     return doc
 
 
-def evidence_name(branch):
-    """``evidence-BRANCH.md``: the file to attach to the PR."""
-    return f"evidence-{branch.replace('/', '_')}.md"
+def evidence_name(branch, api_names=None):
+    """``evidence-BRANCH[--KEY].md``: the file to attach to the task's PR (:mod:`..common.recordnames`)."""
+    return recordnames.name("evidence", branch, api_names, ".md")
 
 
 def kit_files_lines(doc, verify=None):
@@ -123,10 +123,10 @@ def kit_files_lines(doc, verify=None):
     return lines + [""]
 
 
-def write_evidence(doc, out_dir, branch, verify=None):
-    """Write ``evidence-BRANCH.md`` (the report's Markdown: per-case log, coverage tables, labelled as the kit's
-    own files by :func:`kit_files_lines`) and ``.json``; return the Markdown's path, the file to attach."""
-    base = os.path.join(out_dir, os.path.splitext(evidence_name(branch))[0])
+def write_evidence(doc, out_dir, name, verify=None):
+    """Write ``name`` (``evidence-BRANCH[--KEY].md``: the report's Markdown: per-case log, coverage tables,
+    labelled as the kit's own files by :func:`kit_files_lines`) and ``.json``; return the Markdown's path."""
+    base = os.path.join(out_dir, os.path.splitext(name)[0])
     write_text_atomic(base + ".json", json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
     write_text_atomic(base + ".md", "\n".join(kit_files_lines(doc, verify)) + "\n" + report_render(doc))
     return base + ".md"

@@ -87,9 +87,10 @@ def tool_facts(api, ascend, ref, pythons, files):
         if why:
             gaps.append(f"{section}: {tool} {name}: {why} — run `{api[tool + '_command']}`")
     outside = direct_calls_outside(api["search"], files)
-    if outside:
+    if outside and not api.get("adds_over_callers"):
         gaps.append(f"社区用例检索: {len(outside)} test(s) outside this PR's files call {name} directly on {ref} "
-                    f"(first: {outside[0]}) — say in the description what the new tests add")
+                    f"(first: {outside[0]}) — say once what the new tests add over them: `python -m "
+                    f"torch_npu_testing adds {name} \"TEXT\"`")
     return gaps
 
 
@@ -118,8 +119,9 @@ def gather(branch, ascend, results_dir, kit_root=".", api_names=None, year=None,
         gaps += tool_facts(api, ascend, plan.ref, pythons, files)
     no_id = [api["name"] for api in apis if not api.get("ascend_task_id")]
     if no_id:
-        gaps.append(f"合入来源: no ascend_task_id in torch_npu_testing/common/table.json for {', '.join(no_id)} — fill "
-                    "in its community task and issues (the shape is in the table's \"about\")")
+        gaps.append(f"合入来源: no ascend_task_id in torch_npu_testing/common/table.json for {', '.join(no_id)} — set "
+                    f"its community task: `python -m torch_npu_testing task-id {no_id[0]} --task T --campaign C "
+                    "--issue N`")
     patches = [item["path"] for item in files if item["kind"] == planfacts.UPSTREAM_PATCH]
     report = evidence.collect_branch(results_dir, branch, apis, test_files, bool(patches), command)
     gaps += [f"功能验证: no usable results for env {entry['name']} ({entry['message']}) — run "

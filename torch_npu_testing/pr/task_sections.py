@@ -5,6 +5,7 @@
 :mod:`.sections`)."""
 import re
 
+from ..common import recordnames
 from ..task import callfinder
 from .planfacts import TEST_FILE
 
@@ -105,7 +106,8 @@ def _branch_search_lines(facts, api, branch, max_hits):
     lines += [_hit_line(hit, ours) for hit in related[:max_hits]]
     left = max(0, len(direct) - max_hits) + max(0, len(related) - max_hits)
     if left:
-        lines.append(f"- ... and {left} more (all in `pr-{facts['branch']}.json` and in the search command's output)")
+        record = recordnames.name("pr", facts["branch"], facts.get("api_names"))
+        lines.append(f"- ... and {left} more (all in `{record}` and in the search command's output)")
     lines += ["", f"结论 / result: {branch['summary']}."]
     outside = [hit for hit in direct if hit["path"] not in ours]
     if not direct:
@@ -114,6 +116,9 @@ def _branch_search_lines(facts, api, branch, max_hits):
     elif not outside:
         lines.append("新增必要性 / why new tests: the only direct callers are in the files this PR adds to; the new "
                      "tests cover the call forms and edge cases listed in 【测试方案】.")
+    elif api.get("adds_over_callers"):
+        lines.append(f"新增必要性 / what the new tests add over the {len(outside)} existing direct caller(s): "
+                     f"{api['adds_over_callers']}")
     else:
         lines.append(f"{len(outside)} test(s) outside this PR's files call it directly (see the ⚠ below).")
     return lines + [""]

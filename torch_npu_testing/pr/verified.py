@@ -16,7 +16,7 @@ import os
 
 from ..verify import record as verify_record
 from ..verify.stale import file_digests, stale_files
-from ..verify.standin import LABEL as STAND_IN_LABEL
+from ..verify.standin import label as stand_in_mode_label
 from .planfacts import TEST_FILE
 
 
@@ -83,8 +83,9 @@ def not_on_npu_line(record):
         return None
     parts = [device for device in found if device != "npu" or not record.get("stand_in")]
     if record.get("stand_in"):
-        parts.append("stand-in torch_npu" + (" reporting one NPU" if record["stand_in"]["mode"] == "available"
-                                             else ""))
+        mode = record["stand_in"]["mode"]
+        parts.append("simulated NPU (host memory, CPU kernels)" if mode == "simulated" else
+                     "stand-in torch_npu" + (" reporting one NPU" if mode == "available" else ""))
     return "not run on an NPU: " + ", ".join(parts)
 
 
@@ -97,7 +98,7 @@ def warning_lines(verify):
 
 
 def stand_in_label(record):
-    return STAND_IN_LABEL if record.get("stand_in") else None
+    return stand_in_mode_label(record["stand_in"]["mode"]) if record.get("stand_in") else None
 
 
 def _check(text, ticked, why, by_design=False):
@@ -117,7 +118,7 @@ def files_pass(facts):
     not_run = sorted({run["path"] for env in record["envs"] for run in env["results"]["runs"]
                       if run["verify"].get("not_run")})
     why = (f"verify at DEST {record['dest']['head'][:12]} under {', '.join(e['name'] for e in record['envs'])}"
-           + (f"; {STAND_IN_LABEL}" if record.get("stand_in") else "")
+           + (f"; {stand_in_label(record)}" if record.get("stand_in") else "")
            + (f"; {needs} of their test runs need a device this host lacks" if needs else "")
            + (f"; not run here (needs an Ascend host): {', '.join(not_run)}" if not_run else ""))
     return _check(text, True, why)

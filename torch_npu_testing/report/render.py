@@ -80,7 +80,9 @@ def summary(doc):
         probe = entry["results"]["probe"]
         device = probe.get("device") or {}
         return cell(f"torch {(probe.get('torch') or {}).get('version')}, "
-                    f"{device.get('type')} x{device.get('count')}")
+                    f"{device.get('type')} x{device.get('count')}"
+                    + (" (simulated NPU (host memory, CPU kernels), not an NPU run)"
+                       if device.get("simulated") else ""))
 
     lines.append("| environment | " + " | ".join(env_cell(e) for e in envs) + " |")
     for path, mode in _row_keys(envs):

@@ -3,10 +3,12 @@
 """Mutation strength for ``report`` and ``pr``: one line per API, with its survivors named.
 
 ``tox -e strength`` writes one ``mutate --json`` document per API file into ``RESULTS/strength/`` (a
-subfolder, so ``report`` never takes them for env results). :func:`rows` reads every document there of
-a format of :data:`torch_npu_testing.mutate.output.READABLE_FORMATS` (1 to 3; 3 may carry each API's
-device strength, shown as a line of its own); a document that is unreadable or of another format
-is a row of its own saying so (it is never silently dropped). No folder, no rows: nothing is shown.
+subfolder, so ``report`` never takes them for env results). :func:`rows` reads every document there of a
+format in :data:`torch_npu_testing.mutate.output.READABLE_FORMATS` (``mutate/1`` to ``/3``; a ``/3`` document
+may carry each API's device strength, shown as a line of its own); a document that is unreadable or of another
+format is a row of its own saying so (it is never silently dropped). No folder, no rows: nothing is shown. A
+document measured with ``--passing-only`` says so on each of its lines, with the number of failing tests it
+left out.
 """
 import glob
 import os
@@ -35,7 +37,10 @@ def _row(document, block):
         return {"name": block["name"], "line": line, "survivors": [], "explained": []}
     survivors = [m["code"] for m in block["mutants"] if m["outcome"] == "survived"]
     explained = [m["code"] for m in block["mutants"] if m["outcome"] == "survived" and m.get("explained")]
-    found = {"name": block["name"], "line": strength_line(block["name"], block["strength"]),
+    line = strength_line(block["name"], block["strength"])
+    if document.get("passing_only"):
+        line += f"; passing tests only ({len(document.get('left_out', []))} failing left out)"
+    found = {"name": block["name"], "line": line,
              "survivors": survivors, "explained": explained, "file": document.get("file"),
              "torch": document.get("torch_version")}
     if block.get("device"):  # format 3 with --device: device strength, a line of its own

@@ -13,10 +13,12 @@ subprocess, started from ``--root`` (default: the current directory):
 * ``coverage``: the same suite with its implementation coverage on (the default in the branch envs);
   target: at most 1.5 x the ``suite`` figure (``--no-coverage-row`` leaves it out);
 * ``direct``: each file run as ``PY FILE``, summed; target: at most 1.5 x (number of files x floor);
-* ``tox`` (only with ``--tox``): a warm ``tox -e ENV``, by default the env whose torch is the table's
-  ``tool_torch``; target: at most the suite + 25 s (a branch env
-  also runs ``test/in_env``, two fresh interpreters and pytest's own torch import, ~12 s on a 2-core box,
-  plus ensure-torch-npu and tox's editable reinstall of the helper).
+* ``simulated`` (only with ``--simulated``): each file as ``PY FILE`` on the simulated NPU
+  (``TORCH_NPU_TESTING_STANDIN_NPU=simulated``; its build is paid in the warm-up), summed; target: at most
+  2 x ``direct``;
+* ``tox`` (only with ``--tox``): a warm ``tox -e ENV``, by default the env of the table's ``tool_torch``;
+  target: at most the suite + 25 s (a branch env also runs ``test/in_env``: two fresh interpreters and
+  pytest's own torch import, ~12 s on a 2-core box, plus ensure-torch-npu and the helper's reinstall).
 
 Every measurement is repeated ``--repeat`` times (default 3) in interleaved rounds (each round runs
 every measurement once, starting at a different one each round) so slow drift of the machine's load
@@ -24,8 +26,8 @@ hits all of them alike; the verdict uses the median (``--stat min``: the minimum
 One untimed floor run comes first (``--warmup``) so the first timed import does not pay for a cold
 file cache.
 
-It is a benchmark, not a test: the exit status is 0 even when a figure is over its target. It is
-non-zero (1) only when a measured command itself fails, with one line naming that command.
+A benchmark, not a test: exit 0 even when a figure is over its target; 1 only when a measured command
+itself fails, with one line naming that command.
 """
 import datetime
 import json
@@ -43,26 +45,22 @@ from ..common import table
 
 BENCH_FORMAT = "torch_npu_testing.bench/1"
 FLOOR_CODE = "import torch, torch._functorch.aot_autograd"
-VERSION_CODE = ("import importlib.metadata as m\n"
-                "for name in ('torch', 'torch_npu'):\n"
-                "    try:\n"
-                "        print(name, m.version(name))\n"
-                "    except m.PackageNotFoundError:\n"
-                "        pass\n")
+VERSION_CODE = ("import importlib.metadata as m\nfor name in ('torch', 'torch_npu'):\n    try:\n"
+                "        print(name, m.version(name))\n    except m.PackageNotFoundError:\n        pass\n")
 
 # Targets from the issue, relative to the floor measured in the same run.
 SUITE_RATIO = 2.5
 COVERAGE_RATIO = 1.5
 DIRECT_RATIO = 1.5
 TOX_OVER_SUITE_S = 25.0
+SIMULATED_RATIO = 2.0
+SWITCH = "TORCH_NPU_TESTING_STANDIN_NPU"
 
 DEFAULT_REPEAT = 3
-# How the repeated runs of one measurement reduce to one figure. The median is the default; the minimum
-# (noise on a shared machine only ever adds time) is the better estimate when other jobs compete for CPU.
+# One figure per measurement: the median, or the minimum (noise only adds time; better on a busy machine).
 STATS = {"median": statistics.median, "min": min}
 DEFAULT_TIMEOUT_S = 900
-# Order of the measurements in the first round (later rounds rotate it) and of the table.
-MEASUREMENTS = ("floor", "suite", "coverage", "direct", "tox")
+MEASUREMENTS = ("floor", "suite", "coverage", "direct", "simulated", "tox")
 # Variables tox sets inside an env; a nested `tox -e ENV` (from `tox -e bench`) must not inherit them.
 TOX_INNER_VARIABLES = ("TOX_ENV_NAME", "TOX_ENV_DIR", "TOX_WORK_DIR", "TOX_PACKAGE", "VIRTUAL_ENV")
 
@@ -110,8 +108,11 @@ def suite_step(python, files, results_path, coverage=False):
     return Step("coverage", argv) if coverage else Step("suite", argv + ["--no-coverage"])
 
 
-def direct_steps(python, files):
-    return [Step("direct", [python, path]) for path in files]
+def direct_steps(python, files, simulated=False):
+    """Each file as ``PY FILE``: on the CPU, or on the simulated NPU (measurement ``simulated``)."""
+    if simulated:
+        return [Step("simulated", [python, path], set_env={SWITCH: "simulated"}) for path in files]
+    return [Step("direct", [python, path], unset_env=(SWITCH,)) for path in files]
 
 
 def tox_step(tox_argv, env_name, files, scratch_dir, explicit_files):
@@ -130,12 +131,12 @@ def tox_step(tox_argv, env_name, files, scratch_dir, explicit_files):
 
 
 def build_plan(python, files, scratch_dir, tox_argv=None, tox_env=None, explicit_files=False,
-               coverage=True):
+               coverage=True, simulated=False):
     """The steps of one round, grouped by measurement in :data:`MEASUREMENTS` order."""
     plan = [floor_step(python), suite_step(python, files, os.path.join(scratch_dir, "suite.json"))]
     if coverage:
         plan.append(suite_step(python, files, os.path.join(scratch_dir, "coverage.json"), coverage=True))
-    plan += direct_steps(python, files)
+    plan += direct_steps(python, files) + (direct_steps(python, files, simulated=True) if simulated else [])
     if tox_argv:
         plan.append(tox_step(tox_argv, tox_env, files, scratch_dir, explicit_files))
     return plan
@@ -230,6 +231,11 @@ def summarize(timings, file_count, stat="median"):
             row.update(label=f"direct, PY FILE x {file_count} (sum)", compared=ratio,
                        compared_text=f"{ratio:.2f} x {file_count} floors", target=DIRECT_RATIO,
                        target_text=f"<= {DIRECT_RATIO:g} x {file_count} floors", within=ratio <= DIRECT_RATIO)
+        elif measurement == "simulated":
+            ratio = value / values["direct"]
+            row.update(label=f"simulated NPU, PY FILE x {file_count} (sum)", compared=ratio,
+                       compared_text=f"{ratio:.2f} x direct", target=SIMULATED_RATIO,
+                       target_text=f"<= {SIMULATED_RATIO:g} x direct", within=ratio <= SIMULATED_RATIO)
         elif measurement == "tox":
             over = value - values["suite"]
             row.update(label="tox -e (warm)", compared=over, compared_text=f"suite {over:+.2f} s",
@@ -312,6 +318,8 @@ def add_arguments(parser):
     parser.add_argument("--tox-env", default=tool_env,
                         help=f"env for --tox (default: {tool_env}, whose torch is the table's tool_torch)")
     parser.add_argument("--tox-command", default="tox", help="how to call tox (default: tox)")
+    parser.add_argument("--simulated", action="store_true",
+                        help="also time each file on the simulated NPU (docs/device.md); off by default")
     parser.add_argument("--no-coverage-row", action="store_true",
                         help="do not time the suite with its implementation coverage on")
     parser.add_argument("--warmup", type=int, default=1, help="untimed floor runs first (default 1)")
@@ -364,7 +372,7 @@ def main(args, timer=None, stream=None, progress_stream=None):
     started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     with tempfile.TemporaryDirectory(prefix="tnt-bench-") as scratch:
         plan = build_plan(python, files, scratch, tox_argv, args.tox_env, explicit_files=bool(args.files),
-                          coverage=not args.no_coverage_row)
+                          coverage=not args.no_coverage_row, simulated=getattr(args, "simulated", False))
         if timer is None:
             def timer(step):
                 return time_step(step, root, args.timeout)
@@ -375,6 +383,8 @@ def main(args, timer=None, stream=None, progress_stream=None):
         try:
             for _ in range(max(args.warmup, 0)):
                 timer(floor_step(python))
+            if getattr(args, "simulated", False):  # the device's build (or cache look-up), untimed
+                timer(Step("simulated", [python, "-c", "import torch_npu_testing, torch_npu"], {SWITCH: "simulated"}))
             timings = run_rounds(plan, args.repeat, timer, progress, step_timings)
         except CommandFailed as exc:
             print(f"torch_npu_testing: error: bench: {exc}", file=progress_stream, flush=True)

@@ -27,6 +27,7 @@ import types
 
 FORMAT = "torch_npu_testing.coverage/1"
 C_IMPLEMENTATION = "C implementation, not measured"
+NO_REGIONS = "no regions declared (its table row's coverage is [])"
 ABSENT = "absent"
 WHOLE_MODULE = "*"
 C_CALLABLES = (types.BuiltinFunctionType, types.BuiltinMethodType, types.WrapperDescriptorType,
@@ -213,7 +214,9 @@ class ApiRegions:
         self.status, self.note = classify(self.name)
         self.owners, self.records = ({}, []) if self.status != "measured" else resolve_regions(
             entry.get("coverage") or [], root)
-        if self.status == "measured" and not self.owners:
+        if self.status == "measured" and not entry.get("coverage"):
+            self.status, self.note = "not_measured", NO_REGIONS
+        elif self.status == "measured" and not self.owners:
             self.status, self.note = "error", "none of its regions exists in this torch"
 
     def base(self):

@@ -48,8 +48,18 @@ def _distribution(name):
         return None
 
 
-def _device_reason(device, variables):
-    """Why the runtime chose ``device``: a forcing variable, an available accelerator, or none."""
+SIMULATED = "simulated NPU (host memory, CPU kernels), not an NPU run"
+
+
+def _simulated(torch, device):
+    """True when ``npu`` is the kit's simulated NPU (TORCH_NPU_TESTING_STANDIN_NPU=simulated)."""
+    return device == "npu" and bool(getattr(getattr(torch, "npu", None), "_SIMULATED", False))
+
+
+def _device_reason(device, variables, simulated=False):
+    """Why the runtime chose ``device``: the simulated NPU, a forcing variable, an available accelerator, or none."""
+    if simulated:
+        return SIMULATED + " (TORCH_NPU_TESTING_STANDIN_NPU=simulated)"
     forced = next((name for name in variables if os.environ.get(name, "").strip()), None)
     if forced:
         return f"forced by {forced}"
@@ -99,11 +109,12 @@ def probe():
             "version": getattr(npu_module, "__version__", None),
         },
         "cann": {"version": cann, "file": cann_file},
-        "device": {"type": device, "reason": _device_reason(device, DEVICE_VARIABLES), "notes": list(notes),
-                   "count": _device_count(torch, device)},
+        "device": {"type": device, "reason": _device_reason(device, DEVICE_VARIABLES, _simulated(torch, device)),
+                   "notes": list(notes), "count": _device_count(torch, device), "simulated": _simulated(torch, device)},
         "initial_grad_mode": torch.is_grad_enabled(),
         "environment": {name: os.environ.get(name) for name in (
-            "TORCH_DEVICE_BACKEND_AUTOLOAD", "TORCH_NPU_TESTING_DEVICE", "TOX_ENV_NAME")},
+            "TORCH_DEVICE_BACKEND_AUTOLOAD", "TORCH_NPU_TESTING_DEVICE", "TORCH_NPU_TESTING_STANDIN_NPU",
+            "TOX_ENV_NAME")},
     }
 
 

@@ -34,26 +34,18 @@ JSON (``--json PATH``)::
      "versions": [{"branch", "commit", "torch_version", "folder", "listed", "file", "line", "private",
                    "entry", "target_file", "insert_after_line", "note"}]}
 """
-import functools
 import os
 import re
 import sys
 
 from ..common.errors import UsageError
 from ..common import gitutil
+from ..common.toolspython import require_torch
 from . import apiname, gitrefs, jsonfile, locate
 from .docs_entries import heading_entry, method_entry, private_entry
+from .docs_reader import DOCS, PRIVATE, Page, tree_at, unescape
 
 FORMAT = "torch_npu_testing.docs/1"
-DOCS = "docs/zh/api/native_api"
-PRIVATE = f"{DOCS}/private_apis.md"
-HEADING = re.compile(r"^(#{1,6}) +(<code><i>class</i></code> +)?(\S+)\s*$")
-METHOD = re.compile(r'^> <font size="3">(\S+?)(\(\))?</font>\s*$')
-LINK = re.compile(r"^\*\*原生文档\*\*：\[([^\]]*)\]\(([^)]*)\)")
-
-
-def unescape(text):
-    return text.replace("\\_", "_")
 
 
 def torch_versions(directory, ref):
@@ -70,89 +62,6 @@ def torch_versions(directory, ref):
     return versions
 
 
-# --------------------------------------------------------------------------- reading a docs page
-class Page:
-    """One Markdown page: its lines, headings ``[(index, level, name, is_class)]`` and method entries."""
-
-    def __init__(self, rel, text):
-        self.rel = rel
-        self.lines = text.split("\n")
-        self.headings = []
-        self.entries = {}  # full dotted name -> line index
-        current = None
-        for index, line in enumerate(self.lines):
-            heading = HEADING.match(line)
-            if heading:
-                name = unescape(heading.group(3))
-                self.headings.append((index, len(heading.group(1)), name, bool(heading.group(2))))
-                current = name if name.startswith("torch") else None
-                if current:
-                    self.entries.setdefault(name, index)
-                continue
-            method = METHOD.match(line)
-            if method and current:
-                self.entries.setdefault(f"{current}.{unescape(method.group(1))}", index)
-
-    def level(self, index):
-        """Level (number of ``#``) of the heading at ``index``."""
-        return next(level for i, level, _, _ in self.headings if i == index)
-
-    def block_end(self, index):
-        """Index of the first line after the block of the heading at ``index``."""
-        level = self.level(index)
-        for i, other, _, _ in self.headings:
-            if i > index and other <= level:
-                return i
-        return len(self.lines)
-
-    def link_after(self, index):
-        for line in self.lines[index:index + 12]:
-            match = LINK.match(line)
-            if match:
-                return match.group(1), match.group(2)
-        return None
-
-    def hardware_rows(self, index):
-        """First cells of the support table after ``index``, e.g. ``<term>Atlas A2 训练系列产品</term>``."""
-        rows, started = [], False
-        for line in self.lines[index:]:
-            if line.startswith("| ----") or line.startswith("|----"):
-                started = True
-                continue
-            if started:
-                if not line.startswith("|"):
-                    break
-                rows.append(line.strip("|").split("|")[0].strip())
-        return rows
-
-
-class DocsTree:
-    """The native-API docs as committed at one ref (master): file list and texts, read through git."""
-
-    def __init__(self, root, commit):
-        self.root, self.commit = root, commit
-        self.files = set(gitrefs.list_tree(root, commit, DOCS))
-        self._pages = {}
-
-    def has_folder(self, folder):
-        return any(path.startswith(folder + "/") for path in self.files)
-
-    def pages(self, folder):
-        names = sorted(path for path in self.files if path.startswith(folder + "/") and path.endswith(".md")
-                       and "/" not in path[len(folder) + 1:])
-        missing = [name for name in names if name not in self._pages]
-        for rel, text in gitrefs.read_blobs(self.root, self.commit, missing).items():
-            self._pages[rel] = Page(rel, text)
-        return [self._pages[name] for name in names if name in self._pages]
-
-
-@functools.lru_cache(maxsize=None)
-def tree_at(root, commit):
-    """The :class:`DocsTree` of ``commit``: one per process and commit (what a commit holds never changes), so
-    ``pr``, which checks every API of a branch, lists master's docs and reads each page once."""
-    return DocsTree(root, commit)
-
-
 def common_prefix(a, b):
     count = 0
     for x, y in zip(a.split("."), b.split(".")):
@@ -164,9 +73,13 @@ def common_prefix(a, b):
 
 # --------------------------------------------------------------------------- checking one version
 def api_kind(api):
-    """kind from this interpreter's torch when importable (class headings, attribute entries), else None."""
-    row = locate.probe_here_if_torch(api)
-    return None if row is None else row.get("kind")
+    """The API's kind in this interpreter's torch (class headings, attribute entries); UsageError when it does
+    not resolve there: docs never proposes an entry for an API that does not exist."""
+    row = locate.probe_here(api)
+    if not row.get("found"):
+        raise UsageError(f"{api} does not resolve in torch {row.get('torch')} here: {row.get('error') or 'not found'} "
+                         f"(check the name; `locate {api} --tox` probes every branch torch)")
+    return row.get("kind")
 
 
 def check_version(tree, api, version, private, kind, private_page):
@@ -304,6 +217,8 @@ def add_arguments(parser):
 def main(args):
     parts = apiname.parse(args.api)
     jsonfile.check_json_target(args.json)
+    require_torch("docs")
+    kind = api_kind(args.api)
     root = gitrefs.check_ascend(args.ascend)
     refs = [gitrefs.resolve_branch(root, ref) for ref in (args.branches or ["HEAD"])]
     docs_ref, docs_commit = gitrefs.master_ref(root)
@@ -314,7 +229,6 @@ def main(args):
     if args.write:
         check_writable(root, docs_ref, docs_commit)
     private = apiname.underscore_reason(parts) is not None
-    kind = api_kind(args.api)
     private_page = load_private(tree)
     versions, checked = [], {}  # a torch version shipped by several refs is checked once
     for ref, commit in refs:

@@ -8,8 +8,10 @@ mentions the API's leaf name: for ``torch.autograd.grad_mode.set_grad_enabled.cl
 share a base class with it (``no_grad``, ``enable_grad``, ``inference_mode``, ...). Each is known under
 all its re-exports (``torch.no_grad``, ``torch.autograd.no_grad``), read from this interpreter's torch.
 
-An owner that is a module (``torch._functorch.config`` for ``config.patch``) has no family: its calls are
-the API's own. Without torch here the owner is taken by its spelling and no sibling is known (said).
+An owner that is a module (``torch._functorch.config`` for ``config.patch``) is no member: ``search``
+counts calls into a private owner module as the API's own module's. When the API itself is a class
+(``torch.autograd.grad_mode.inference_mode``), its siblings are the classes sharing its base
+(``no_grad``, ...). Without torch here the owner is taken by its spelling and no sibling is known (said).
 """
 import importlib.util
 import inspect
@@ -65,7 +67,10 @@ def family(api):
     owner = chain[-1][1]
     kind = where_defined._kind(chain[-2][1] if len(chain) > 1 else None, owner)
     if kind == "module":
-        return {"owner": owner_name, "owner_kind": kind, "from": where, "members": []}
+        api_object = getattr(owner, parts[-1], None)
+        siblings = _siblings(api_object) if inspect.isclass(api_object) else []
+        return {"owner": owner_name, "owner_kind": kind, "from": where,
+                "members": [{"name": name, "role": "sibling", "names": _names_of(name)} for name in siblings]}
     home = f"{owner.__module__}.{owner.__name__}" if inspect.isclass(owner) else owner_name
     members = [{"name": home, "role": "owner", "names": list(dict.fromkeys([owner_name] + _names_of(home)))}]
     if inspect.isclass(owner):

@@ -116,9 +116,9 @@ def show(directory, ref, path):
     return result.stdout if result.ok else None
 
 
-def read_blob_bytes(directory, ref, paths):
-    """``{path: bytes}`` for many files at ``ref`` through one ``git cat-file --batch``; a path that is not a
-    file there is left out."""
+def read_blob_entries(directory, ref, paths):
+    """``{path: (blob id, bytes)}`` for many files at ``ref`` through one ``git cat-file --batch``; a path that
+    is not a file there is left out. The blob id lets a caller reuse work on a file two refs share."""
     if not paths:
         return {}
     request = "".join(f"{ref}:{path}\n" for path in paths).encode("utf-8", "surrogateescape")
@@ -133,9 +133,14 @@ def read_blob_bytes(directory, ref, paths):
             continue
         size = int(header[2])
         if header[1] == "blob":
-            blobs[path] = data[position:position + size]
+            blobs[path] = (header[0], data[position:position + size])
         position += size + 1
     return blobs
+
+
+def read_blob_bytes(directory, ref, paths):
+    """``{path: bytes}`` for many files at ``ref`` (:func:`read_blob_entries` without the blob ids)."""
+    return {path: blob for path, (_, blob) in read_blob_entries(directory, ref, paths).items()}
 
 
 def read_blobs(directory, ref, paths):

@@ -14,15 +14,15 @@ from ..common.errors import UsageError
 from ..runtime.carried import parse_version
 
 
-def check_json_target(path):
+def check_json_target(path, option="--json"):
     """UsageError unless ``path`` (may be None) can be created: its folder exists and it is not a folder."""
     if path is None:
         return
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise UsageError(f"--json {path}: folder {folder} does not exist")
+        raise UsageError(f"{option} {path}: folder {folder} does not exist")
     if os.path.isdir(path):
-        raise UsageError(f"--json {path} is a directory")
+        raise UsageError(f"{option} {path} is a directory")
 
 
 def write_json(path, document):

@@ -7,7 +7,9 @@
 Without ``--python`` / ``--tox`` it resolves the API in this interpreter (importing torch here). Each
 ``--python PY`` runs ``where_defined.py`` by path in PY, which needs only torch there; ``--tox`` adds every
 ``<kit>/.tox/*/bin/python``. Rows are sorted by torch version, so "absent before 2.9" or "moved in 2.11"
-shows at a glance. An interpreter without torch, or where the probe fails, is a row with its error.
+shows at a glance. An interpreter without torch, or where the probe fails, is a row with its error. A name
+found in no probed torch (misspelt), or no torch here without ``--python`` / ``--tox``, is one line, exit 2,
+nothing written.
 
 JSON (``--json PATH``)::
 
@@ -24,6 +26,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from ..common.errors import UsageError
+from ..common.toolspython import require_torch
 from . import apiname, by_path, jsonfile
 
 FORMAT = "torch_npu_testing.locate/1"
@@ -115,6 +118,20 @@ def render(name, rows):
     return "\n".join(lines)
 
 
+def check_found(name, rows):
+    """UsageError (nothing written) when ``name`` resolves in no probed torch: a misspelt name, or no torch."""
+    if any(row.get("found") for row in rows):
+        return
+    probed = [row for row in rows if row.get("torch")]
+    if not probed:
+        pythons = ", ".join(str(row.get("python")) for row in rows)
+        raise UsageError(f"no interpreter probed could import torch ({pythons}): give --tox (the branch envs) or "
+                         "--python PY with a torch")
+    versions = ", ".join(dict.fromkeys(str(row["torch"]) for row in probed))
+    why = probed[0].get("error") or "not found"
+    raise UsageError(f"{name} resolves in no probed torch ({versions}): {why} (check the name)")
+
+
 def add_arguments(parser):
     parser.add_argument("api", help="dotted API name, e.g. torch.autograd.grad_mode.set_grad_enabled.clone")
     parser.add_argument("--python", action="append", default=[], metavar="PY",
@@ -133,7 +150,10 @@ def main(args):
         if not found:
             raise UsageError(f"--tox: no {os.path.join(KIT_ROOT, '.tox', '*', 'bin', 'python')} exists")
         pythons += [python for python in found if python not in pythons]
+    if not pythons:
+        require_torch("locate")
     rows = locate_all(args.api, pythons)
+    check_found(args.api, rows)
     print(render(args.api, rows))
     jsonfile.write_json(args.json, document(args.api, rows))
     sys.stdout.flush()

@@ -168,13 +168,23 @@ def assert_same(actual, expected, exact_dtype=True, strides=False):
                                check_stride=strides)
 
 
-def outcome(fn, sample):
+def outcome(fn, sample, catch=Exception):
     """("ok", result dtypes) or ("raised", exception type name): what the dtype space compares."""
     try:
         result = call(fn, sample)
-    except Exception as exc:  # noqa: BLE001 - the outcome is the answer
+    except catch as exc:  # noqa: BLE001 - the outcome is the answer
         return "raised", type(exc).__name__
     return "ok", [str(t.dtype) for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
+
+
+def on_device(test, dtype, run, api=None):
+    """``run()`` on DEVICE for ``dtype``: a dtype the device cannot hold (the copy there is the vehicle) is a
+    labelled skip; ``api`` refusing is expected where DOCUMENTED (from ``limits``) says so, else a failure."""
+    skip_unless_vehicle(test, f"{dtype} on {DEVICE}", lambda: torch.zeros(1, dtype=dtype).to(DEVICE))
+    name, (allow, exclude) = str(dtype).replace("torch.", ""), DOCUMENTED.get(api or API, (None, ""))
+    with api_limit(test, f"{api or API} {name}", (allow is not None and name not in allow.split())
+                   or name in exclude.split()):
+        return run()
 
 
 def as_torch(value):
@@ -189,7 +199,7 @@ def check_device_matches_cpu(test, op, fn, kind="test_compare_cpu"):
             with case(test, op, kind, dtype, label(dtype, index, sample)):
                 expected = call(fn, sample)
                 view = isinstance(expected, torch.Tensor) and expected._is_view()
-                assert_same(call(fn, moved(sample, DEVICE)), expected, strides=view)
+                assert_same(on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE))), expected, strides=view)
 
 
 def check_numpy_ref(test, op, fn, kind="test_numpy_ref"):
@@ -245,10 +255,15 @@ def views_of_inputs(result, sample):
     return [storage(t) in inputs for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor) and t.numel()]
 
 
-def assert_inplace(test, inplace, sample, expected, device="cpu"):
+def assert_inplace(test, inplace, sample, expected, device="cpu", api=None):
     """In-place on a copy of ``sample`` on ``device``: a result the input cannot hold (another shape, a dtype
     it cannot be cast to) is refused with RuntimeError; otherwise it is written into the input, which is
-    returned."""
+    returned. On a device, through :func:`on_device` (``api``: the in-place variant's documented name)."""
+    write = lambda: write_inplace(test, inplace, sample, expected, device)  # noqa: E731
+    return write() if device == "cpu" else on_device(test, getattr(sample.input, "dtype", None), write, api)
+
+
+def write_inplace(test, inplace, sample, expected, device):
     copy = moved(sample, device)
     if isinstance(expected, torch.Tensor) and (expected.shape != copy.input.shape
                                                or not torch.can_cast(expected.dtype, copy.input.dtype)):
@@ -283,7 +298,8 @@ def check_inplace(test, op, inplace, fn, device="cpu"):
             with case(test, op, "test_inplace", dtype, label(dtype, index, sample)):
                 if sample.broadcasts_input:
                     test.skipTest("the sample broadcasts its input: an in-place variant cannot resize it")
-                assert_inplace(test, inplace, sample, fn(sample.input, *sample.args, **sample.kwargs), device)
+                assert_inplace(test, inplace, sample, fn(sample.input, *sample.args, **sample.kwargs), device,
+                               f"torch.Tensor.{getattr(op.inplace_variant, '__name__', op.name + '_')}")
 
 
 def check_declared_dtypes(test, op, fn, kind="test_dtypes"):
@@ -307,7 +323,13 @@ def check_dtype_space(test, op, fn, kind="test_dtypes"):
                     cpu = moved(sample, "cpu", dtype, source)
                 except Exception as exc:  # noqa: BLE001 - a cast that cannot be made: not applicable
                     test.skipTest(f"not applicable: cannot cast to {dtype}: {type(exc).__name__}")
-                test.assertEqual(outcome(fn, moved(cpu, DEVICE)), outcome(fn, cpu))
+                try:  # a device limit's refusal: on_device's skip or failure; any other error is an outcome
+                    got = on_device(test, dtype, lambda: outcome(fn, moved(cpu, DEVICE), ()))
+                except (unittest.SkipTest, test.failureException):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - the outcome is the answer
+                    got = "raised", type(exc).__name__
+                test.assertEqual(got, outcome(fn, cpu))
 
 
 def check_error_inputs(test, op, fn, kind="test_errors"):
@@ -371,7 +393,7 @@ def check_device_gradients(test, op, fn):
         for index, sample in enumerate(built(test, op, dtype, reference=False, requires_grad=True)):
             with test.subTest(label(dtype, index, sample)):
                 expected = gradients(op, fn, sample)
-                actual = gradients(op, fn, moved(sample, DEVICE))
+                actual = on_device(test, dtype, lambda: gradients(op, fn, moved(sample, DEVICE)))
                 test.assertEqual([g is None for g in actual], [g is None for g in expected])
                 assert_same([g for g in actual if g is not None], [g for g in expected if g is not None])
 '''

@@ -18,7 +18,7 @@ import textwrap
 from ..export.kitfile import KIT_HEADER
 from . import jsonfile, opinfo_checks, scaffold_text
 
-IMPORT_NAMES = ("TestCase", "run_tests", "device_type", "requires_api")
+IMPORT_NAMES = ("TestCase", "run_tests", "device_type", "requires_api", "skip_unless_vehicle", "api_limit")
 PLACEHOLDERS = ("CallForms", "Layouts", "SideEffects", "Threads")
 FORMS = {
     "function": "return {target}(input, *args, **kwargs)",
@@ -197,11 +197,25 @@ def docstring(api, entries, versions):
     return f'"""API consistency on the test device of\n\n    ``{api}``\n\n{body}\n"""\n'
 
 
-def render(api, since, entries, versions, signature):
-    """The drafted file's text for ``entries`` (from :func:`merge`) found in torch ``versions``."""
+def documented_text(documented):
+    """The draft's DOCUMENTED line from ``({api: (allowed or None, excluded)}, source)``."""
+    found, source = documented or ({}, "no limits table given to new (--limits)")
+    said = (f"Dtypes on Ascend's NPU as documented ({source}): per API (allowed or None, excluded); a device "
+            "refusal outside them is expected.")
+    lines = [f"# {line}" for line in textwrap.wrap(said, 110)] + ["DOCUMENTED = {"]
+    for api, (allow, exclude) in found.items():
+        words = [repr(chunk + " ") for chunk in textwrap.wrap(" ".join(allow), 96)] if allow is not None else ["None"]
+        lines += [f"    {api!r}: ("] + [f"        {chunk}" for chunk in words]
+        lines[-1] += f",\n        {' '.join(exclude)!r}),"
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def render(api, since, entries, versions, signature, documented=None):
+    """The drafted file's text for ``entries`` (from :func:`merge`) found in torch ``versions``; ``documented``:
+    the API's documented dtypes, :func:`.limits.documented_dtypes`."""
     head = (KIT_HEADER + docstring(api, entries, versions)
             + f"from torch_npu_testing import {', '.join(IMPORT_NAMES)}\n\n" + opinfo_checks.IMPORTS
-            + f"\nAPI = {api!r}\nDEVICE = device_type()\n"
+            + f"\nAPI = {api!r}\nDEVICE = device_type()\n" + documented_text(documented)
             + scaffold_text.spaces_text(("DTYPES", "MEMORY_FORMATS", "VIEWS", "SPARSE_LAYOUTS"))
             + opinfo_checks.CHECKS.rstrip("\n") + "\n" + functions(api, entries))
     classes = [entry_classes(api, entry, suffix, since) for entry, suffix in zip(entries, suffixes(entries))]

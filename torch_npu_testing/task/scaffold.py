@@ -5,9 +5,10 @@
     python -m torch_npu_testing new API [--path test/<area>/test_<name>.py] [--ascend DIR [--branch REF]]
                                     [--mkdir] [--no-opinfo] [--kit DIR] [--python PY ...] [--json PATH]
 
-Without ``--path``, ``--ascend DIR`` suggests it: ``search`` on the branch (default master) ranks the files
-whose tests call the API's owner or siblings, and the first is where the new tests belong (the same path
-in the kit, since export writes kit paths as they are). When that path is already one of the table's
+Without ``--path``, ``--ascend DIR`` suggests it: ``search`` on the branch (default master) names a file
+whose tests are about the API (:mod:`placement`), else the API's own file at Ascend's ``*_api.py``
+convention (the same path in the kit, since export writes kit paths as they are); without ``--ascend``
+either, it is that own file, the area's folder as the kit has it. When that path is already one of the table's
 test files, no test file is written: the API joins that file. A folder of ``--path`` that the kit lacks is
 created only when the ``--ascend`` branch has it or ``--mkdir`` asks (a typo makes no stray folder).
 
@@ -33,26 +34,27 @@ JSON (``--json PATH``)::
 
     {"format": "torch_npu_testing.new/2", "api": NAME, "path": PATH, "suggested_by": TEXT|null, "since": "2.9"|null,
      "branches": [BRANCH...], "left_out": {BRANCH: REASON}, "locate": [locate rows],
-     "draft": "opinfo"|"scaffold"|null (null: an existing file joined), "opinfo": null (--no-opinfo) |
+     "draft": "opinfo"|"kind"|"scaffold"|null (null: an existing file joined), "kind": the API's kind
+     (task/apikind.py) when drafted by kind, else null, "opinfo": null (--no-opinfo or drafted by kind) |
      {"entries": [merged lookup entries, each with "torch": [releases]],
       "lookups": [{"python", "torch", "error", "entries": [[name, variant_test_name]...]}]},
      "written": [PATH...]}
 
-(Format 2 added ``draft`` and ``opinfo``.)
+(Format 2 added ``draft`` and ``opinfo``; ``"kind"`` as a draft, and the ``kind`` field, came later within it.)
 """
 import json
 import os
-import re
 import sys
 
 from ..common.errors import UsageError
 from ..common.layout import TABLE_REL
+from ..common.toolspython import require_torch
 from ..runtime.carried import parse_version
-from . import apiname, gitrefs, jsonfile, locate
+from . import apiname, gitrefs, jsonfile, locate, placement
 from .scaffold_text import render_file
 
 FORMAT = "torch_npu_testing.new/2"
-PATH_RE = re.compile(r"^test/[A-Za-z0-9_]+(/[A-Za-z0-9_]+)*/test_[A-Za-z0-9_]+\.py$")
+PATH_RE = placement.PATH_RE  # the shape of a test file path the kit writes (search places homes by it too)
 
 
 def since_from(rows):
@@ -108,16 +110,9 @@ def plan(kit, api, rel, since, render):
 
 
 def suggested_path(api, ascend, ref):
-    """``(path, line)``: where ``search`` says the new tests belong on ``ref`` of ``ascend`` (None: nowhere)."""
-    from . import family, search
-    directory = gitrefs.check_ascend(ascend)
-    ref, commit = gitrefs.resolve_branch(directory, ref)
-    aliases, _ = search.resolve_aliases(api)
-    branch = search.search_ref(directory, ref, commit, api, [api] + aliases, ["test"], family.family(api))
-    home = branch["home"]
-    if home is None:
-        return None, f"search on {ref} ({commit[:7]}) found no file where tests of {api} or its owner live"
-    return home["path"], f"search on {ref} ({commit[:7]}): new tests belong in {home['path']} ({home['why']})"
+    """``(path, line)``: where ``search`` says the new tests belong on ``ref`` of ``ascend``."""
+    from . import search
+    return search.suggest_home(api, ascend, ref)
 
 
 def add_arguments(parser):
@@ -134,21 +129,24 @@ def add_arguments(parser):
     parser.add_argument("--no-opinfo", action="store_true",
                         help="write the plain scaffold even where torch's OpInfo database has the op")
     parser.add_argument("--json", metavar="PATH", help=f"also write the {FORMAT} document")
+    parser.add_argument("--limits", metavar="TABLE",
+                        help="a table written by `limits`: an OpInfo draft expects the API's documented refusals")
 
 
 def choose_path(args):
-    """``(rel, note)``: ``--path``, else the path ``search`` suggests; UsageError when neither is there."""
+    """``(rel, note)``: ``--path``, else where ``search`` on ``--ascend`` says the tests belong, else the API's own
+    file at Ascend's *_api.py convention (:func:`placement.own_file`)."""
     suggestion, note = (None, None)
-    if args.ascend:
+    if args.ascend and not args.path:
         suggestion, note = suggested_path(args.api, args.ascend, args.branch)
+    elif not args.path:
+        suggestion, note = placement.own_file(args.api, os.path.realpath(args.kit))
     rel = (args.path or suggestion or "").replace("\\", "/")
     if not rel:
         raise UsageError("give --path test/<area>/test_<name>.py, or --ascend DIR for search to suggest one"
                          + (f" ({note})" if note else ""))
     if not PATH_RE.match(rel):
         raise UsageError(f"--path {rel}: give test/<area>/test_<name>.py (relative, letters, digits, _)")
-    if suggestion and args.path and suggestion != rel:
-        note += f"; --path {rel} given instead"
     return rel, note
 
 
@@ -172,11 +170,14 @@ def draft(args, pythons, since, signature, drafted):
     """The test file's text: the OpInfo draft when op_db has the API in an interpreter probed (unless
     ``--no-opinfo``), else the plain scaffold; says which, and where op_db could not be read, one line each.
     ``drafted`` receives the JSON's ``draft`` and ``opinfo`` fields."""
-    from . import opinfo_draft, opinfo_probe
+    from . import limits, opinfo_draft, opinfo_probe
 
     if args.no_opinfo:
         drafted["draft"] = "scaffold"
         return render_file(args.api, since, signature)
+    kind_text = by_kind(args.api, since, pythons, drafted, ("context manager", "config module"))
+    if kind_text is not None:
+        return kind_text
     results = opinfo_probe.lookup_all(args.api, pythons)
     entries = opinfo_draft.merge(results)
     for line in opinfo_probe.summary_lines(args.api, results, entries):
@@ -185,11 +186,35 @@ def draft(args, pythons, since, signature, drafted):
         {"python": r["python"], "torch": r.get("torch"), "error": r.get("error"),
          "entries": [[e["name"], e["variant_test_name"]] for e in r.get("entries", [])]} for r in results]}
     if not entries:
+        kind_text = by_kind(args.api, since, pythons, drafted, ("function", "C builtin"))
+        if kind_text is not None:
+            return kind_text
         drafted["draft"] = "scaffold"
         return render_file(args.api, since, signature)
     drafted["draft"] = "opinfo"
     versions = sorted({r["torch"] for r in results if r.get("torch") and not r.get("error")}, key=jsonfile.version_key)
-    return opinfo_draft.render(args.api, since, entries, versions, signature)
+    documented = limits.documented_dtypes(args.limits, args.api) if args.limits else None
+    return opinfo_draft.render(args.api, since, entries, versions, signature, documented)
+
+
+def by_kind(api, since, pythons, drafted, kinds):
+    """The draft by kind (:mod:`kind_draft`) when the API is one of ``kinds``, else None (the reason printed)."""
+    from . import kind_draft
+
+    infos, problems = kind_draft.probe_infos(api, pythons or [sys.executable])
+    for line in problems:
+        print(line)
+    if not infos or infos[-1]["contract"] not in kinds:
+        return None
+    text, kind, problems = kind_draft.draft(api, since, pythons or [sys.executable], infos)
+    for line in problems:
+        print(line)
+    if text is None:
+        print(f"no draft by kind for {api}: {kind}")
+        return None
+    print(f"Drafted the generic contract of a {kind} (probed on {len(pythons or [sys.executable])} interpreters)")
+    drafted["draft"], drafted["kind"] = "kind", kind
+    return text
 
 
 def main(args):
@@ -202,10 +227,12 @@ def main(args):
     check_folder(args, kit, rel)
     locate.check_pythons(args.python)
     pythons = args.python or locate.tox_interpreters(kit)
+    if not pythons:
+        require_torch("new")
     rows = locate.locate_all(args.api, pythons)
     since, _ = since_from(rows)
     signature = next((row["signature"] for row in reversed(rows) if row.get("signature")), None)
-    drafted = {"draft": None, "opinfo": None}
+    drafted = {"draft": None, "opinfo": None, "kind": None}
     files, chosen, left_out, existing = plan(kit, args.api, rel, since,
                                              lambda: draft(args, pythons, since, signature, drafted))
     for path, text in files.items():
@@ -213,10 +240,21 @@ def main(args):
     print_outcome(args, rel, note, rows, since, chosen, left_out, existing)
     jsonfile.write_json(args.json, {"format": FORMAT, "api": args.api, "path": rel, "suggested_by": note,
                                     "since": since, "branches": chosen, "left_out": left_out, "locate": rows,
-                                    "draft": drafted["draft"], "opinfo": drafted["opinfo"],
+                                    "draft": drafted["draft"], "kind": drafted["kind"], "opinfo": drafted["opinfo"],
                                     "written": sorted(files)})
     sys.stdout.flush()
     return 0
+
+
+def split_probed(kit, chosen, rows):
+    """``(probed, unprobed)``: the branches of ``chosen`` some of whose torches (the kit table's) were probed
+    (``rows``), and the others: a branch line claims only what was probed."""
+    with open(os.path.join(os.path.realpath(kit), TABLE_REL), encoding="utf-8") as handle:
+        branches = json.load(handle)["branches"]
+    seen = {parse_version(row["torch"])[:3] for row in rows if row.get("torch")}
+    probed = [name for name in chosen if any(parse_version(pins["torch"])[:3] in seen
+                                             for pins in branches[name]["envs"].values())]
+    return probed, [name for name in chosen if name not in probed]
 
 
 def print_outcome(args, rel, note, rows, since, chosen, left_out, existing):
@@ -225,11 +263,15 @@ def print_outcome(args, rel, note, rows, since, chosen, left_out, existing):
     found = ", ".join(row["torch"] for row in rows if row.get("torch") and row.get("found")) or "-"
     absent = ", ".join(row["torch"] for row in rows if row.get("torch") and not row.get("found")) or "-"
     kept = "; it is already a test file of the kit: add the new tests there" if existing else ""
-    print(f"{'Kept' if existing else 'Wrote'} {rel} (since: {since or 'all supported torch'}; found in torch "
+    print(f"{'Kept' if existing else 'Wrote'} {rel} (since: {since or 'every torch probed'}; found in torch "
           f"{found}; absent in {absent}){kept}")
     for row in rows:
         if not row.get("torch"):
             print(f"  not probed (ignored for since): {row.get('python')}: {row.get('error')}")
-    print(f"Added {args.api} to {TABLE_REL} (test_file {rel}); export sends it to {', '.join(chosen) or 'no branch'}")
+    probed, unprobed = split_probed(args.kit, chosen, rows)
+    print(f"Added {args.api} to {TABLE_REL} (test_file {rel}); export sends it to {', '.join(chosen) or 'no branch'}"
+          + (f"; probed on the torch of {', '.join(probed)}" if probed else "")
+          + (f"; not probed on the torch of {', '.join(unprobed)} (`locate {args.api} --tox` or that branch's tox "
+             "env shows whether it exists there)" if unprobed else ""))
     for branch, reason in left_out.items():
         print(f"  left out of {branch}: {reason}")

@@ -11,51 +11,54 @@ contributor types it (``v2.7.1``: the local branch, else the single ``origin/v2.
 ref and commit used.
 ``git grep -l -w -F`` on the ref finds the candidate files under ``--paths`` (default ``test``), without
 checking anything out; each candidate ``.py`` file is then read at that ref and its AST tells which test
-functions call the API (:mod:`torch_npu_testing.task.callfinder`). The printed ``git -C DIR grep ...``
-commands rerun the text step exactly.
+functions call the API (:mod:`torch_npu_testing.task.callfinder`): directly, by the method or in-place form
+of an op (``x.movedim(...)``, ``x.addcmul_(...)``), or through the file's own helper functions and methods,
+followed :data:`callfinder.MAX_DEPTH` levels deep (each such hit names the helpers and the line of the call).
+The printed ``git -C DIR grep ...`` commands rerun the text step exactly. A file two refs share (same blob)
+is parsed once; eight or more files are parsed in a pool of processes.
 
-Names searched: the API, ``--alias`` names, and, when torch is importable here, its re-exports (the
-same object bound under another dotted name, e.g. ``torch.set_grad_enabled.clone``, from
-``where_defined.aliases``). Without torch only the API and ``--alias`` names are searched (said in the
-output).
+Names searched (:mod:`.opnames`, from this interpreter's torch, which ``search`` needs: without torch it
+is one line naming the kit env to run it with, exit 2): the API, its re-exports
+(``torch.set_grad_enabled.clone``, as ``locate`` finds them), its name in its defining module
+(``torch._functorch.eager_transforms.jacrev`` for ``torch.func.jacrev``) and ``functorch``'s wrapper, an op's
+documented aliases (``torch.moveaxis`` for ``torch.movedim``), and ``--alias`` names. A name that does not
+resolve here is one line, exit 2.
 
 Related tests by owner: a test that calls the API's owner or a sibling of it (:mod:`.family`: for
-``set_grad_enabled.clone`` also ``no_grad``, ``enable_grad``, ...) is ``related`` even in a file that never
-names the leaf (each member's leaf is grepped on its own). Files are ranked so the one where new tests
-belong comes first (a direct caller; else the file whose tests call the owner and are named for the
-family, by share of its tests); ``home`` names it, and ``new`` / ``pr`` cite it.
+``set_grad_enabled.clone`` also ``no_grad``, ``enable_grad``, ...), or anything of the private module that
+owns it (``torch._functorch.aot_autograd`` for ``aot_export_module``), is ``related`` even in a file that never
+names the leaf (each member's leaf is grepped on its own). ``home`` is where the new tests belong
+(:mod:`.placement`): a file about the API whose tests exercise it, ranked first, else the API's own file at
+Ascend's ``test/<area>/test_<name>_api.py`` convention (``"source": "convention"``); ``new`` and ``pr`` cite it.
 
 JSON (``--json PATH``)::
 
-    {"format": "torch_npu_testing.search/1", "api": NAME, "aliases": [...], "aliases_from": "torch 2.13.0",
+    {"format": "torch_npu_testing.search/1", "api": NAME, "aliases": [...], "names": [NAME, ...],
+     "methods": ["movedim", ...], "documented_aliases": [...], "module": DEFINING_MODULE,
+     "aliases_from": "torch 2.13.0", "helper_depth": 3,
      "family": {"owner", "owner_kind", "from", "members": [{"name", "role": "owner"|"sibling", "names"}]},
      "repos": [{"role": "ascend"|"pytorch", "dir": PATH,
                 "branches": [{"asked": "v2.7.1", "ref": "origin/v2.7.1", "commit", "command", "commands": [...],
                               "hits": [{"path", "class", "test", "line", "kind": "direct"|"mention"|"related",
-                                        "why", "calls"}],
-                              "direct": N, "related": N, "unparsable": [PATH...],
-                              "files": [{"path", "tests", "hits", "direct", "named", "named_for", "calls_owner"}],
-                              "home": {"path", "why"} | null,
+                                        "why", "calls", "via": [HELPER...], "via_line": N|null}],
+                              "direct": N, "related": N, "through_helpers": N, "unparsable": [PATH...],
+                              "files": [{"path", "tests", "hits", "direct", "helpers", "body", "family", "owner",
+                                         "named", "exercising", "eligible"}],
+                              "home": {"path", "why", "source": "tests"|"convention"},
                               "summary": "0 tests call X directly on origin/v2.7.1 (bacce7d), 3 related tests; ..."}]}]}
 """
+import multiprocessing
+import os
 import shlex
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 from ..common.errors import UsageError
 from ..common import gitutil
-from . import apiname, callfinder, family, gitrefs, jsonfile, locate
+from ..common.toolspython import require_torch
+from . import apiname, callfinder, family, gitrefs, jsonfile, opnames, placement
 
 FORMAT = "torch_npu_testing.search/1"
-
-
-def resolve_aliases(name):
-    """``(aliases, where)``: re-exports from this interpreter's torch, or ``([], reason)`` without torch."""
-    row = locate.probe_here_if_torch(name)
-    if row is None:
-        return [], "torch is not importable here: re-exports not resolved (add them with --alias)"
-    if not row["found"]:
-        return [], f"torch {row['torch']}: {row['error']}; re-exports not resolved"
-    return list(row["aliases"]), f"torch {row['torch']}"
 
 
 def grep_groups(names):
@@ -99,7 +102,10 @@ def summary_line(api, ref, commit, direct, related, home=None):
     verb = "test calls" if direct == 1 else "tests call"
     noun = "related test" if related == 1 else "related tests"
     text = f"{direct} {verb} {api} directly on {ref} ({commit[:7]}), {related} {noun}"
-    return text + (f"; new tests belong in {home['path']}" if home else "")
+    if not home:
+        return text
+    new = " (a new file)" if home.get("source") == "convention" else ""
+    return text + f"; new tests belong in {home['path']}{new}"
 
 
 def family_names(doc_family):
@@ -111,84 +117,120 @@ def family_names(doc_family):
     return owners, siblings, leaves
 
 
-def rank_files(hits, counts, leaves):
-    """Files with hits, best home for new tests first: a direct caller, then a file whose tests call the
-    owner and are named for the family (the largest share of its tests), then by the number of hits."""
-    owner_leaf = leaves[0] if leaves else None
-    files = []
-    for path in dict.fromkeys(hit["path"] for hit in hits):
-        mine = [hit for hit in hits if hit["path"] == path]
-        tests = max(counts.get(path, 0), len(mine))
-        named_for = [leaf for leaf in leaves if any(leaf in hit["test"] for hit in mine)]
-        named = sum(1 for hit in mine if any(leaf in hit["test"] for leaf in leaves))
-        direct = sum(1 for hit in mine if hit["kind"] == "direct")
-        owner = any(owner_leaf in hit.get("calls", ()) for hit in mine) or direct > 0
-        files.append({"path": path, "tests": tests, "hits": len(mine), "direct": direct, "named": named,
-                      "named_for": named_for, "calls_owner": owner})
-    files.sort(key=lambda f: (-(f["direct"] > 0), -f["calls_owner"], -f["named"] / f["tests"],
-                              -f["hits"] / f["tests"], -f["hits"], f["path"]))
-    return files
+def query_of(api_names, doc_family):
+    """``(owners, siblings, owner_modules, owner_leaves)`` for :func:`callfinder.scan`: the owner class under
+    all its names (the parents of the API's names) and its siblings; for an API owned by a private module,
+    that module (a call of anything in it exercises the API's own module)."""
+    owners, siblings, leaves = family_names(doc_family)
+    owner_modules = set()
+    if doc_family.get("owner_kind") == "module":
+        if apiname.underscore_reason(doc_family["owner"].split(".")):
+            owner_modules.add(doc_family["owner"])
+        return owners, siblings, owner_modules, {module.rsplit(".", 1)[-1] for module in owner_modules}
+    if owners:
+        owners |= {apiname.parent(name.split(".")) for name in api_names["targets"]
+                   if name.split(".")[:-1] not in (["torch"], ["torch", "Tensor"])}
+    return owners, siblings, owner_modules, {leaves[0]} if owners else set()
 
 
-def home_of(files):
-    """Where new tests belong: the first ranked file, when it calls the API or its owner, else None."""
-    if not files or not (files[0]["direct"] or files[0]["calls_owner"]):
+PARALLEL_FROM = 8  # files to parse before a pool of processes pays for its start (~0.3 s each)
+
+
+def _scan_one(item):
+    text, path, query = item
+    try:
+        return callfinder.scan(text, path, *query)
+    except (SyntaxError, ValueError):
         return None
-    best = files[0]
-    why = (f"{best['direct']} of its {best['tests']} tests call the API directly" if best["direct"] else
-           f"{best['hits']} of its {best['tests']} tests call the owner or its siblings, "
-           f"{best['named']} named for {', '.join(best['named_for']) or '-'}")
-    return {"path": best["path"], "why": why}
 
 
-def search_ref(directory, ref, commit, api, names, paths, doc_family=None):
-    owners, siblings, leaves = family_names(doc_family or {"members": []})
-    owners |= {apiname.parent(name.split(".")) for name in names}
-    groups = grep_groups(names) + [(leaf,) for leaf in leaves if (leaf,) not in grep_groups(names)]
-    files, commands = candidates(directory, ref, groups, paths)
-    texts = gitrefs.read_blobs(directory, commit, files)
-    hits, unparsable, counts = [], [], {}
-    for path in files:
-        try:
-            found, counts[path] = callfinder.scan(texts.get(path, ""), path, names, owners, siblings)
-        except (SyntaxError, ValueError):
+def _scan_all(items):
+    """:func:`callfinder.scan` of each ``(text, path, query)``, in a pool of fresh processes (spawned: this
+    one has torch's threads) when there are enough files and CPUs; the biggest files are handed out first."""
+    workers = min(4, os.cpu_count() or 1)
+    if workers < 2 or len(items) < PARALLEL_FROM:
+        return [_scan_one(item) for item in items]
+    order = sorted(range(len(items)), key=lambda index: -len(items[index][0]))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        results = dict(zip(order, pool.map(_scan_one, [items[index] for index in order])))
+    return [results[index] for index in range(len(items))]
+
+
+def scan_files(directory, commit, files, query, cache):
+    """``(hits, counts, unparsable)`` of ``files`` at ``commit``; ``cache`` keeps each (blob, path)'s answer, so a
+    file two refs share is parsed once."""
+    entries = gitrefs.read_blob_entries(directory, commit, files)
+    todo = [(blob, path) for path, (blob, _) in entries.items() if (blob, path) not in cache]
+    answers = _scan_all([(entries[path][1].decode("utf-8", "replace"), path, query) for _, path in todo])
+    cache.update(zip(todo, answers))
+    hits, counts, unparsable = [], {}, []
+    for path, (blob, _) in entries.items():
+        if cache[(blob, path)] is None:
             unparsable.append(path)
             continue
-        hits += found
-    ranked = rank_files(hits, counts, leaves)
+        found, counts[path] = cache[(blob, path)]
+        hits += [dict(hit) for hit in found]
+    return hits, counts, unparsable
+
+
+def search_ref(directory, ref, commit, api, api_names, paths, doc_family=None, cache=None):
+    """One ref's hits, ranked files and home (``api_names``: :func:`opnames.names`)."""
+    doc_family = doc_family or {"members": []}
+    owners, siblings, owner_modules, owner_leaves = query_of(api_names, doc_family)
+    targets = api_names["targets"]
+    groups = grep_groups(targets)
+    extra = [(leaf,) for leaf in family_names(doc_family)[2] + api_names["methods"]] + [(m,) for m in owner_modules]
+    groups += [group for group in dict.fromkeys(extra) if group not in groups]
+    files, commands = candidates(directory, ref, groups, paths)
+    query = (targets, owners, siblings, api_names["methods"], owner_modules)
+    hits, counts, unparsable = scan_files(directory, commit, files, query, {} if cache is None else cache)
+    api_leaves = {name.rsplit(".", 1)[-1] for name in targets}
+    family_leaves = set(family_names(doc_family)[2])
+    ranked = placement.rank(placement.file_rows(hits, counts, owner_leaves, api_leaves, family_leaves))
     order = {item["path"]: index for index, item in enumerate(ranked)}
     kinds = {"direct": 0, "mention": 1, "related": 2}
-    owner_leaf = leaves[0] if leaves else None
-    hits.sort(key=lambda hit: (order[hit["path"]], kinds[hit["kind"]], owner_leaf not in hit.get("calls", ()),
+    hits.sort(key=lambda hit: (order[hit["path"]], kinds[hit["kind"]], not set(hit["calls"]) & owner_leaves,
                                hit["line"]))
     direct = sum(1 for hit in hits if hit["kind"] == "direct")
-    related = len(hits) - direct
-    home = home_of(ranked)
+    home = placement.home(ranked, api, api_names.get("module"),
+                          lambda folder: gitrefs.exists(directory, commit, folder))
     return {"ref": ref, "commit": commit, "command": commands[0] if len(commands) == 1 else " ; ".join(commands),
-            "commands": commands, "hits": hits, "direct": direct, "related": related, "unparsable": unparsable,
-            "candidates": len(files), "files": ranked, "home": home,
-            "summary": summary_line(api, ref, commit, direct, related, home)}
+            "commands": commands, "hits": hits, "direct": direct, "related": len(hits) - direct,
+            "through_helpers": sum(1 for hit in hits if hit["kind"] == "direct" and hit["via"]),
+            "unparsable": unparsable, "candidates": len(files), "files": ranked, "home": home,
+            "summary": summary_line(api, ref, commit, direct, len(hits) - direct, home)}
+
+
+def suggest_home(api, ascend, ref):
+    """``(path, line)``: where the new tests of ``api`` belong on ``ref`` of the checkout ``ascend`` (a file
+    about the API, else its own file at Ascend's *_api.py convention), and the line that says why."""
+    directory = gitrefs.check_ascend(ascend)
+    ref, commit = gitrefs.resolve_branch(directory, ref)
+    branch = search_ref(directory, ref, commit, api, opnames.names(api, "new"), ["test"], family.family(api))
+    home = branch["home"]
+    return home["path"], f"search on {ref} ({commit[:7]}): new tests belong in {home['path']} ({home['why']})"
 
 
 def render(doc):
     lines = [f"### search `{doc['api']}`", ""]
-    names = [doc["api"]] + doc["aliases"]
-    lines.append("Names searched: " + ", ".join(f"`{name}`" for name in names) + f" ({doc['aliases_from']})")
+    methods = ", ".join(f"`x.{leaf}()`" for leaf in doc["methods"])
+    lines.append("Names searched: " + ", ".join(f"`{name}`" for name in doc["names"]) + f" ({doc['aliases_from']})"
+                 + (f"; method forms {methods}" if methods else ""))
     members = doc["family"]["members"]
     if members:
         lines.append("Related by owner and siblings: " + ", ".join(
             f"`{member['name']}` ({member['role']})" for member in members) + f" ({doc['family']['from']})")
+    lines.append(f"Calls through the file's own helpers are followed {callfinder.MAX_DEPTH} levels deep.")
     for repo in doc["repos"]:
         for branch in repo["branches"]:
             asked = f" (asked: `{branch['asked']}`)" if branch.get("asked", branch["ref"]) != branch["ref"] else ""
             lines += ["", f"#### {repo['role']} `{branch['ref']}` ({branch['commit']}){asked}", "", "```"]
             lines += branch["commands"]
             lines += ["```", f"{branch['candidates']} candidate files, AST-checked at {branch['commit'][:7]}."]
-            if branch["home"]:
-                lines.append(f"New tests belong in `{branch['home']['path']}`: {branch['home']['why']}.")
+            home = branch["home"]
+            lines.append(f"New tests belong in `{home['path']}`: {home['why']}.")
             for hit in branch["hits"]:
-                kind = "direct call" if hit["kind"] == "direct" else f"{hit['kind']} ({hit['why']})"
-                lines.append(f"- `{callfinder.hit_test_id(hit)}` (line {hit['line']}): {kind}")
+                lines.append(f"- `{callfinder.hit_test_id(hit)}` (line {hit['line']}): {callfinder.hit_text(hit)}")
             for path in branch["unparsable"]:
                 lines.append(f"- `{path}`: not parsable as Python 3, not checked")
             lines += ["", branch["summary"]]
@@ -211,20 +253,23 @@ def main(args):
     for alias in args.alias:
         apiname.parse(alias)
     jsonfile.check_json_target(args.json)
+    require_torch("search")
     repos = [("ascend", gitrefs.check_ascend(args.ascend), args.branches or ["HEAD"])]
     if args.pytorch:
         repos.append(("pytorch", gitrefs.check_pytorch(args.pytorch), args.pytorch_branches or ["HEAD"]))
     resolved = [(role, directory, [(asked,) + gitrefs.resolve_branch(directory, asked) for asked in refs])
                 for role, directory, refs in repos]
-    aliases, where = resolve_aliases(args.api)
-    aliases += [alias for alias in args.alias if alias not in aliases and alias != args.api]
-    names = [args.api] + aliases
+    api_names = opnames.names(args.api)
+    api_names["targets"] += [alias for alias in args.alias if alias not in api_names["targets"]]
     doc_family = family.family(args.api)
-    doc = {"format": FORMAT, "api": args.api, "aliases": aliases, "aliases_from": where, "family": doc_family,
-           "repos": []}
+    doc = {"format": FORMAT, "api": args.api, "aliases": api_names["targets"][1:], "names": api_names["targets"],
+           "methods": api_names["methods"], "documented_aliases": api_names["documented_aliases"],
+           "module": api_names["module"], "aliases_from": f"torch {api_names['torch']}", "family": doc_family,
+           "helper_depth": callfinder.MAX_DEPTH, "repos": []}
     for role, directory, refs in resolved:
+        cache = {}
         doc["repos"].append({"role": role, "dir": directory, "branches": [
-            dict(search_ref(directory, ref, commit, args.api, names, args.paths, doc_family), asked=asked)
+            dict(search_ref(directory, ref, commit, args.api, api_names, args.paths, doc_family, cache), asked=asked)
             for asked, ref, commit in refs]})
     print(render(doc))
     jsonfile.write_json(args.json, doc)

@@ -23,14 +23,20 @@ def add_arguments(parser):
     parser.add_argument("branch", help="Ascend/pytorch branch whose exported files to run: master, v2.12.0, "
                                        "v2.11.0, v2.7.1")
     parser.add_argument("dest", help="the Ascend/pytorch checkout export wrote into (its top)")
+    parser.add_argument("--api", action="append", metavar="NAME",
+                        help="the task: run the files export writes for this API (repeatable; default: what the "
+                             "last export of BRANCH into DEST wrote, as export recorded it)")
     parser.add_argument("--env", action="append", metavar="ENV",
                         help="run under KIT/.tox/ENV/bin/python (repeatable; default: every env of the branch)")
     parser.add_argument("--python", action="append", metavar="PY",
                         help="run under this interpreter instead (repeatable; keyed by its torch version)")
-    parser.add_argument("--stand-in-npu", nargs="?", const="none", choices=standin.MODES, metavar="available",
+    parser.add_argument("--stand-in-npu", nargs="?", const="none", choices=standin.MODES,
+                        metavar="simulated|available",
                         help="put a stand-in torch_npu (plus DEST's torch_npu/testing/testcase.py) ahead of "
-                             "site-packages; =available makes it report one NPU. Never an NPU run")
-    parser.add_argument("--out", default=record.DEFAULT_OUT, help="folder for verify-BRANCH.json (default: reports)")
+                             "site-packages; =simulated runs the files on the simulated NPU (host memory, CPU "
+                             "kernels); =available makes it report one NPU with no device. Never an NPU run")
+    parser.add_argument("--out", default=record.DEFAULT_OUT,
+                        help="folder for verify-BRANCH[--API].json (default: reports)")
     parser.add_argument("--kit", default=".", help="the kit checkout (its .tox envs and test_upstream/; default: .)")
 
 
@@ -90,24 +96,29 @@ def run_env(name, python, plan, extra_env, command):
 def command_line(args):
     """The command as a user types it, from the parsed options."""
     line = ["python", "-m", "torch_npu_testing", "verify", args.branch, args.dest]
+    line += [part for name in args.api or () for part in ("--api", name)]
     line += [part for env in args.env or () for part in ("--env", env)]
     line += [part for python in args.python or () for part in ("--python", python)]
     if args.stand_in_npu:
-        line.append("--stand-in-npu" + ("=available" if args.stand_in_npu == "available" else ""))
+        line.append("--stand-in-npu" + ("" if args.stand_in_npu == "none" else f"={args.stand_in_npu}"))
     return line + ["--out", args.out] + (["--kit", args.kit] if args.kit != "." else [])
 
 
 def main(args):
     started_at, started = record.now(), time.perf_counter()
     command = command_line(args)
-    plan = plan_verify(args.kit, args.branch, args.dest)
+    plan = plan_verify(args.kit, args.branch, args.dest, args.api)
     chosen = interpreters.choose(args.branch, args.kit, args.env, args.python)
     with tempfile.TemporaryDirectory(prefix="verify-standin-") as folder:
         stand_in, extra_env = None, {}
         if args.stand_in_npu:
-            stand_in = dict(standin.build(plan.dest, folder), mode=args.stand_in_npu, label=standin.LABEL)
+            label = standin.label(args.stand_in_npu)
+            stand_in = dict(standin.build(plan.dest, folder), mode=args.stand_in_npu, label=label)
             extra_env = standin.environment(folder, args.stand_in_npu)
-            print(f"verify: {standin.LABEL} (mode {args.stand_in_npu})", file=sys.stderr, flush=True)
+            if args.stand_in_npu == "simulated":
+                for _, python in chosen:
+                    standin.prepare_device(python, folder)
+            print(f"verify: {label} (mode {args.stand_in_npu})", file=sys.stderr, flush=True)
         envs = [run_env(name, python, plan, extra_env, command) for name, python in chosen]
     doc = record.document(plan, envs, stand_in, command, started_at, round(time.perf_counter() - started, 3))
     path = record.write(doc, args.out)
@@ -116,12 +127,15 @@ def main(args):
 
 
 def summary(doc, path):
+    task = ", ".join(doc.get("api_names") or ["every API of the branch"])
     lines = [f"verify {doc['branch']}: DEST {doc['dest']['dir']} at {doc['dest']['head'][:12]}"
-             + (f"; {doc['stand_in']['label']}" if doc["stand_in"] else "")]
+             + (f"; {doc['stand_in']['label']}" if doc["stand_in"] else "")
+             + f"; task: {task} (from {doc.get('task_from')})"]
     lines += [f"  {item['path']}  sha256 {item['sha256']}  ({item['at_head']})" for item in doc["files"]]
     lines += [f"  skipped: {item['path']} ({item['why']})" for item in doc["patches_skipped"]]
     lines += [f"  problem: {problem}" for problem in doc["problems"]]
     lines.append(f"results: {path}  ({'PASS' if doc['verdict'] == 'pass' else 'FAIL'}; counts are of tests: JUnit "
                  "XML has no passing subtests)")
-    lines.append(f"next: python -m torch_npu_testing pr {doc['branch']} --ascend {doc['dest']['dir']}")
+    apis = "".join(f" --api {name}" for name in doc.get("api_names") or ())
+    lines.append(f"next: python -m torch_npu_testing pr {doc['branch']} --ascend {doc['dest']['dir']}{apis}")
     return "\n".join(lines)

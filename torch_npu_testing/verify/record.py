@@ -1,11 +1,14 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""The record ``verify`` writes: ``OUT/verify-BRANCH.json``, format :data:`FORMAT`, written atomically.
+"""The record ``verify`` writes: ``OUT/verify-BRANCH[--KEY].json``, format :data:`FORMAT`, written atomically.
+
+Keyed by branch and task (:mod:`..common.recordnames`): ``verify-v2.12.0--torch.nn.functional.pad.json``.
 
 ``torch_npu_testing.verify/1`` wraps one results-model document (``torch_npu_testing.results/2``, the
 shape ``report`` renders and checks for staleness) per interpreter:
 
-- ``branch``, ``command``, ``cwd``, ``generated_at``, ``duration_s``;
+- ``branch``, ``api_names`` (the task; null: every API), ``task_from`` (--api or the last export),
+  ``command``, ``cwd``, ``generated_at``, ``duration_s``;
 - ``dest``: ``dir`` and ``head`` (DEST's HEAD commit);
 - ``stand_in``: null, or ``mode`` (none / available), ``label`` ("stand-in torch_npu, not an NPU run"),
   ``files`` (what the stand-in was made of);
@@ -24,7 +27,7 @@ import datetime
 import json
 import os
 
-from ..common import results
+from ..common import recordnames, results
 from ..common.atomic import write_text_atomic
 from ..common.documents import WrongFormat, read_document
 
@@ -32,13 +35,14 @@ FORMAT = "torch_npu_testing.verify/1"
 DEFAULT_OUT = "reports"
 
 
-def record_name(branch):
-    """``verify-v2.12.0.json`` for ``v2.12.0`` (``/`` in a branch name becomes ``_``)."""
-    return f"verify-{branch.replace('/', '_')}.json"
+def record_name(branch, api_names=None):
+    """``verify-v2.12.0.json`` for every API of ``v2.12.0``, ``verify-v2.12.0--NAME.json`` for the task ``NAME``
+    (:mod:`..common.recordnames`)."""
+    return recordnames.name("verify", branch, api_names)
 
 
-def default_path(branch, out=DEFAULT_OUT):
-    return os.path.join(out, record_name(branch))
+def default_path(branch, out=DEFAULT_OUT, api_names=None):
+    return os.path.join(out, record_name(branch, api_names))
 
 
 def now():
@@ -67,7 +71,8 @@ def problems_of(envs):
 
 def document(plan, envs, stand_in, command, started_at, seconds):
     problems = problems_of(envs)
-    return {"format": FORMAT, "results_format": results.FORMAT, "branch": plan.branch, "command": command,
+    return {"format": FORMAT, "results_format": results.FORMAT, "branch": plan.branch,
+            "api_names": plan.api_names, "task_from": plan.chosen_by, "command": command,
             "cwd": os.getcwd(), "generated_at": started_at, "duration_s": seconds,
             "dest": {"dir": plan.dest, "head": plan.head}, "stand_in": stand_in,
             "files": [file_entry(target) for target in plan.files],
@@ -77,7 +82,7 @@ def document(plan, envs, stand_in, command, started_at, seconds):
 
 
 def write(doc, out_dir):
-    path = os.path.join(out_dir, record_name(doc["branch"]))
+    path = os.path.join(out_dir, record_name(doc["branch"], doc.get("api_names")))
     write_text_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return path
 

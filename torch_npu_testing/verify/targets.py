@@ -1,6 +1,9 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""What ``verify BRANCH DEST`` runs: every test file export writes for the branch, as it is in DEST now.
+"""What ``verify BRANCH DEST`` runs: the test files export writes for one task, as they are in DEST now.
+
+The task is ``--api NAME`` (repeatable), else the selection the last export of the branch into DEST recorded
+(:mod:`torch_npu_testing.export.record`); with neither, verify refuses (nothing to guess from).
 
 The files come from export's own selection (:func:`torch_npu_testing.export.plan.select`, the one table):
 a test file must be in DEST and hold the kit's block (export's marks); an upstream patch is not run here
@@ -18,6 +21,7 @@ from ..common.errors import UsageError
 from ..export.checkout import check_ascend_checkout
 from ..export.kitfile import is_main_guard
 from ..export.merge import BEGIN_MARK, remove_block, test_ids
+from ..export import record as export_record
 from ..export.plan import select
 from ..task import gitrefs
 
@@ -58,6 +62,8 @@ class VerifyPlan:
     head: str
     files: list
     patches: list               # Ascend paths of the upstream patches export writes (not run here)
+    api_names: list = None      # the task (--api, else the last export's selection); None: every API
+    chosen_by: str = ""         # where the selection came from, said in the output
 
 
 def runner_of(tree):
@@ -97,13 +103,28 @@ def read_file(dest, rel, head_bytes):
     return VerifyFile(rel, content, kit, their, runner_of(tree), at_head)
 
 
-def plan_verify(kit_root, branch, dest):
-    """The :class:`VerifyPlan` of ``verify BRANCH DEST``; UsageError (nothing run) when refused."""
-    selection = select(branch, None, kit_root)
+def task_of(dest, branch, api_names):
+    """``(api_names, chosen_by)``: ``--api`` as given, else the selection of the last export of ``branch`` into
+    ``dest`` as export recorded it; UsageError when there is neither."""
+    if api_names:
+        return sorted(set(api_names)), "--api"
+    last = export_record.read_last(dest, branch)
+    if last is None or last.get("branch") != branch:
+        raise UsageError(f"no export of {branch} into {dest} is recorded: run `python -m torch_npu_testing export "
+                         f"{branch} {dest} --api NAME` first, or name the task with --api")
+    return last.get("api_names"), f"the last export ({last.get('generated_at')})"
+
+
+def plan_verify(kit_root, branch, dest, api_names=None):
+    """The :class:`VerifyPlan` of ``verify BRANCH DEST`` for one task (``api_names``, else the last export's);
+    UsageError (nothing run) when refused."""
     dest = check_ascend_checkout(dest)
+    api_names, chosen_by = task_of(dest, branch, api_names)
+    selection = select(branch, api_names, kit_root)
     head = gitutil.run_git(["rev-parse", "HEAD"], dest)
     if not head.ok:
         raise UsageError(f"{dest}: git rev-parse HEAD failed: {head.first_error}")
     at_head = gitrefs.read_blob_bytes(dest, "HEAD", list(selection.test_files))
     files = [read_file(dest, rel, at_head.get(rel)) for rel in selection.test_files]
-    return VerifyPlan(branch, dest, head.stdout.strip(), files, [ascend for _, ascend in selection.patches])
+    return VerifyPlan(branch, dest, head.stdout.strip(), files, [ascend for _, ascend in selection.patches],
+                      api_names, chosen_by)
