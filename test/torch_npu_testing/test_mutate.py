@@ -53,7 +53,8 @@ def _outcomes(document, api):
 
 def test_the_document_names_its_format_and_each_apis_kind(runs):
     _, document = runs["strong"]
-    assert document["format"] == "torch_npu_testing.mutate/2"
+    assert document["format"] == "torch_npu_testing.mutate/3"
+    assert document["device"] is None  # no --device: no device block
     assert document["mode"] == "fork" and document["fresh_reasons"] == []
     assert {block["name"]: block["kind"] for block in document["apis"]} == {
         "fakeapi.scale": "python function", "fakeapi.Level.clone": "method",

@@ -22,6 +22,7 @@ import json
 import os
 import threading
 import time
+import types
 import unittest
 from dataclasses import dataclass
 
@@ -146,23 +147,37 @@ def run(prepared, index, on_start=None):
 
     torch.set_num_threads(1)
     tallies, restores = _install(prepared, index)
+    report = run_tests(prepared, restores, on_start, failfast=index != BASELINE)
+    report.update(index=index, tallies={name: tally.to_dict() for name, tally in tallies.items()})
+    return report
+
+
+def run_tests(prepared, restores, on_start=None, context=None, only=None, on_test=None, failfast=True):
+    """FILE's tests (less ``prepared.exclude``; only the test ids of ``only`` when given), inside
+    ``context`` when given, ``on_test(id)`` as each starts; then ``restores`` undone. The report's
+    ``tests_run``, ``test_s``, ``first_failure``, ``reason`` and ``failures``."""
+    import contextlib
+
     if on_start is not None:
         on_start()
     tests = _selected(prepared.module, prepared.exclude)
-    runner = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0, failfast=index != BASELINE,
-                                     resultclass=results.recorder_class(prepared.path))
+    if only is not None:
+        tests = unittest.TestSuite([test for test in _flat(tests) if results.test_id(test) in only])
+    listener = None if on_test is None else types.SimpleNamespace(start_test=on_test, stop_test=lambda test: None)
+    runner = unittest.TextTestRunner(stream=io.StringIO(), verbosity=0, failfast=failfast,
+                                     resultclass=results.recorder_class(prepared.path, listener))
     started = time.perf_counter()
     try:
-        outcome = runner.run(tests)
+        with context if context is not None else contextlib.nullcontext():
+            outcome = runner.run(tests)
     finally:
         for restore in reversed(restores):
             restore()
         returned.restore_all()
     failed = next((case for case in outcome.cases if case.outcome.fails), None)
-    return {"index": index, "tests_run": outcome.testsRun, "test_s": round(time.perf_counter() - started, 3),
+    return {"tests_run": outcome.testsRun, "test_s": round(time.perf_counter() - started, 3),
             "first_failure": failed.name if failed else None, "reason": failed.reason if failed else None,
-            "failures": _failures(outcome.cases),
-            "tallies": {name: tally.to_dict() for name, tally in tallies.items()}}
+            "failures": _failures(outcome.cases)}
 
 
 START_MARK = b"\n"

@@ -42,6 +42,9 @@ def add_arguments(parser):
     parser.add_argument("--passing-only", action="store_true",
                         help="measure the tests that pass without a mutant; the failing ones (a draft's "
                              "placeholders) are left out, and named")
+    parser.add_argument("--device", nargs="?", const="", metavar="TYPE",
+                        help="also fault the device's kernels of the aten ops each API dispatches on the device "
+                             "(default TYPE: the device the tests run on, the simulated NPU's npu)")
 
 
 def _api_names(args):
@@ -159,6 +162,40 @@ def _api_blocks(args, prepared, records, baseline):
     return blocks
 
 
+def _device_blocks(args, prepared, blocks):
+    """Run the device session and give each present API its ``device`` block; the device's total percent."""
+    from . import device_output, device_session
+    from .session import BaselineFailed
+
+    device = args.device or _device()
+    docstring, single, records = prepared.module.__doc__, len(prepared.targets) == 1, {}
+    progress = output.Progress(0, time.perf_counter(), args.quiet)
+
+    plan = device_session.DevicePlan(device, [])
+
+    def done(report):
+        mutant = plan.mutants[report["index"]]
+        records[mutant.index] = device_output.mutant_record(mutant, report, docstring, single)
+        progress.total = len(plan.mutants)
+        progress.line(mutant.id, records[mutant.index]["outcome"], records[mutant.index]["killed_by"],
+                      time.perf_counter())
+
+    try:
+        baseline = device_session.run_session(prepared, plan, args.jobs, _timeout_for(args), done)
+    except BaselineFailed as failed:
+        raise UsageError(f"the device baseline fails (no mutant applied): {failed}") from None
+    ordered = [records[m.index] for m in plan.mutants if m.index in records]
+    scored = []
+    for api_block in blocks:
+        if api_block["status"] == "present":
+            api_block["device"] = device_output.block(api_block["name"], device, baseline, ordered,
+                                                      args.timeout_kills)
+            if api_block["device"]["status"] == "scored":
+                scored.append(api_block["device"]["strength"])
+    return {"device": device, "baseline_test_s": baseline["test_s"], "mutants": len(ordered),
+            "vehicles": baseline.get("device", {}).get("vehicles", {}), "percent": score.total_percent(scored)}
+
+
 def _document(args, prepared, mode, blocks, timing):
     import torch
     from .child import test_ids
@@ -174,6 +211,38 @@ def _document(args, prepared, mode, blocks, timing):
             "reach_percent": score.total_percent(present, reach=True)}
 
 
+def _print(args, blocks, document, count):
+    present = [block for block in blocks if block["status"] == "present"]
+    if not args.quiet:
+        tables = [output.table(block) for block in present]
+        tables += [output.table(dict(block["device"], name=block["name"] + " on the device", kind=block["kind"]))
+                   for block in present if block.get("device", {}).get("status") == "scored"]
+        print("\n\n".join(tables) + "\n")
+    if args.passing_only:
+        print(output.passing_only_line(document))
+    print("\n".join(line for block in blocks for line in output.api_lines(block)))
+    if document.get("device"):
+        from .device_output import lines
+
+        print("\n".join(line for block in present for line in lines(block["name"], block["device"])))
+    print(output.timing_line(document["timing"], count, args.jobs), file=sys.stderr)
+
+
+def _under(args, document):
+    """The exit status of ``--fail-under`` (generic and, with ``--device``, device strength)."""
+    if args.fail_under is None:
+        return 0
+    status = 0
+    device = document.get("device") or {}
+    for label, percent in (("strength", document["percent"]), ("device strength", device.get("percent"))):
+        if label == "device strength" and percent is None:
+            continue  # no --device, or no API with device ops of its own: nothing scored, stated per API
+        if (percent or 0) < args.fail_under:
+            print(f"mutate: {label} {percent}% is under --fail-under {args.fail_under}%", file=sys.stderr)
+            status = 1
+    return status
+
+
 def main(args):
     require_torch("mutate")
     started = time.perf_counter()
@@ -186,20 +255,14 @@ def main(args):
     fresh, reasons, baseline, records = _run_session(args, prepared)
     test_s, timeout = baseline["test_s"], _timeout_for(args)(baseline)
     blocks = _api_blocks(args, prepared, records, baseline)
+    device = _device_blocks(args, prepared, blocks) if args.device is not None else None
     wall = time.perf_counter() - started
+    work = len(records) * test_s + (device["mutants"] * device["baseline_test_s"] if device else 0)
     timing = {"parent_import_s": prepared.import_s, "baseline_test_s": test_s, "wall_s": round(wall, 3),
-              "target_s": round(1.25 * (prepared.import_s + len(records) * test_s / args.jobs), 3),
-              "timeout_s": timeout}
+              "target_s": round(1.25 * (prepared.import_s + work / args.jobs), 3), "timeout_s": timeout}
     document = _document(args, prepared, (fresh, reasons, baseline), blocks, timing)
-    if not args.quiet:
-        print("\n\n".join(output.table(block) for block in blocks if block["status"] == "present") + "\n")
-    if args.passing_only:
-        print(output.passing_only_line(document))
-    print("\n".join(line for block in blocks for line in output.api_lines(block)))
-    print(output.timing_line(document["timing"], len(records), args.jobs), file=sys.stderr)
+    document["device"] = device
+    _print(args, blocks, document, len(records) + (device["mutants"] if device else 0))
     if args.json:
         write_text_atomic(args.json, json.dumps(document, indent=1) + "\n")
-    if args.fail_under is not None and (document["percent"] or 0) < args.fail_under:
-        print(f"mutate: strength {document['percent']}% is under --fail-under {args.fail_under}%", file=sys.stderr)
-        return 1
-    return 0
+    return _under(args, document)

@@ -14,13 +14,17 @@ API ``strength.reach_scored`` / ``strength.reach_percent`` and ``api_kind`` (:mo
 ``passing_only`` (``--passing-only`` given), ``tests`` (FILE's tests) and ``left_out`` (``[test, reason]``
 per failing test the run left out). Readers accept :data:`READABLE_FORMATS`: a format-1 document's reach is
 computed from its counts (:func:`score.reach_scored`).
+
+Format 3 adds, with ``--device``, a ``device`` block per API (:mod:`.device_output`) and a top-level
+``device`` (type, ``baseline_test_s``, ``mutants``, the ``vehicles``' dispatch counts, ``percent``); without
+it, ``device`` is null.
 """
 import sys
 
 from .score import strength_line
 
-FORMAT = "torch_npu_testing.mutate/2"
-READABLE_FORMATS = ("torch_npu_testing.mutate/1", FORMAT)
+FORMAT = "torch_npu_testing.mutate/3"
+READABLE_FORMATS = ("torch_npu_testing.mutate/1", "torch_npu_testing.mutate/2", FORMAT)
 NAMED_AT_MOST = 20
 
 

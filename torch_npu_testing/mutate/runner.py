@@ -74,12 +74,12 @@ def _save_coverage():
         current.save()
 
 
-def _fork_child(prepared, index, write_fd):
+def _fork_child(prepared, index, write_fd, run):
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        report = child.run(prepared, index, child.mark_start(write_fd))
+        report = run(prepared, index, child.mark_start(write_fd))
     except BaseException:  # noqa: BLE001 - the parent gets the traceback instead of a silent death
         report = {"index": index, "error": traceback.format_exc()}
     try:
@@ -89,14 +89,15 @@ def _fork_child(prepared, index, write_fd):
         os._exit(0)
 
 
-def start_fork(prepared, index):
+def start_fork(prepared, index, run=None):
+    """A forked child running ``run(prepared, index, on_start)`` (default :func:`child.run`)."""
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child's coverage is not collected (it leaves by os._exit)
         os.close(read_fd)
-        _fork_child(prepared, index, write_fd)
+        _fork_child(prepared, index, write_fd, run or child.run)
     os.close(write_fd)
     return Job(index, read_fd, time.perf_counter(), pid=pid)
 
@@ -189,10 +190,17 @@ def passed(report):
     return not report.get("error") and not report.get("died") and report.get("first_failure") is None
 
 
+def simulated(device):
+    """True for a device that lives in host memory and may be forked (the simulated NPU marks its module)."""
+    import torch
+
+    return bool(getattr(getattr(torch, device, None), "_SIMULATED", False))
+
+
 def fresh_reasons(prepared, device):
     """Why fork mode cannot be used before any run (device, threads at import); [] when it can."""
     reasons = []
-    if device != "cpu":
+    if device != "cpu" and not simulated(device):
         reasons.append(f"the device is {device} (an accelerator runtime must not be forked)")
     if prepared.threads_at_import > 0:
         reasons.append(f"{prepared.path} starts {prepared.threads_at_import} thread(s) at import")

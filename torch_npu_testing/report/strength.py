@@ -5,15 +5,17 @@
 ``tox -e strength`` writes one ``mutate --json`` document per API file into ``RESULTS/strength/`` (a
 subfolder, so ``report`` never takes them for env results), and so does a task's own file through README's
 ``mutate FILE --json .tox/results/strength/NAME.json``. :func:`rows` reads every document there of a
-format in :data:`torch_npu_testing.mutate.output.READABLE_FORMATS` (``mutate/1`` and ``/2``); a document that
-is unreadable or of another format is a row of its own saying so (it is never silently dropped). No folder,
-no rows: nothing is shown. A document measured with ``--passing-only`` says so on each of its lines, with the
-number of failing tests it left out.
+format in :data:`torch_npu_testing.mutate.output.READABLE_FORMATS` (``mutate/1`` to ``/3``; a ``/3`` document
+may carry each API's device strength, shown as a line of its own); a document that is unreadable or of another
+format is a row of its own saying so (it is never silently dropped). No folder, no rows: nothing is shown. A
+document measured with ``--passing-only`` says so on each of its lines, with the number of failing tests it
+left out.
 """
 import glob
 import os
 
 from ..common.documents import WrongFormat, read_document
+from ..mutate import device_output
 from ..mutate.output import READABLE_FORMATS
 from ..mutate.score import strength_line
 from .markdown import code
@@ -39,9 +41,14 @@ def _row(document, block):
     line = strength_line(block["name"], block["strength"])
     if document.get("passing_only"):
         line += f"; passing tests only ({len(document.get('left_out', []))} failing left out)"
-    return {"name": block["name"], "line": line,
-            "survivors": survivors, "explained": explained, "file": document.get("file"),
-            "torch": document.get("torch_version")}
+    found = {"name": block["name"], "line": line,
+             "survivors": survivors, "explained": explained, "file": document.get("file"),
+             "torch": document.get("torch_version")}
+    if block.get("device"):  # format 3 with --device: device strength, a line of its own
+        found["device"] = {"line": device_output.line(block["name"], block["device"]), "survivors": [
+            m["code"] for m in block["device"].get("mutants", []) if m["outcome"] == "survived"], "explained": [
+            m["code"] for m in block["device"].get("mutants", []) if m["outcome"] == "survived" and m.get("explained")]}
+    return found
 
 
 def rows(results_dir, api_names=None):
@@ -80,10 +87,16 @@ def markdown_lines(found):
         if row.get("problem"):
             lines.append(f"- strength results {row['problem']}")
             continue
-        text = f"- {code(row['line'])}"
-        if row["survivors"]:
-            named = ", ".join(code(name) + (" (explained)" if name in row["explained"] else "")
-                              for name in row["survivors"])
-            text += f"; survivors: {named}"
-        lines.append(text)
+        lines.append(_bullet(row))
+        if row.get("device"):
+            lines.append(_bullet(row["device"]))
     return lines + [""]
+
+
+def _bullet(row):
+    text = f"- {code(row['line'])}"
+    if row["survivors"]:
+        named = ", ".join(code(name) + (" (explained)" if name in row["explained"] else "")
+                          for name in row["survivors"])
+        text += f"; survivors: {named}"
+    return text
