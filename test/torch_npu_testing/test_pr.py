@@ -255,8 +255,8 @@ def test_the_owner_file_is_cited_for_an_api_with_callers_nowhere_else(kit, ascen
     """--api set_grad_enabled.clone: the search's home file is cited; only that API is named."""
     code, _, _, markdown, facts = run_pr(kit, ascend_repo, tmp_path / "none", capsys, apis=(CLONE,))
     search = section(markdown, "【社区用例检索与新增必要性】")
-    assert "新增用例归属 / where the new tests belong: `test/npu/test_grad.py`" in search
-    assert "this PR's file is `test/npu/test_clone_api.py`" in search
+    assert ("新增用例归属 / where the new tests are: `test/npu/test_clone_api.py`, chosen with `new --path`; "
+            "search's suggestion was `test/npu/test_grad.py`") in search
     assert API not in markdown and [api["name"] for api in facts["apis"]] == [CLONE]
     assert code == 1  # the fixture's own tests already call clone directly: a gap to explain
     (gap,) = [gap for gap in facts["gaps"] if "outside this PR's files call" in gap]

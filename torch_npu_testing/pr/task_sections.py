@@ -88,8 +88,7 @@ def test_plan_section(facts, options):
 
 def _hit_line(hit, ours):
     note = " (in a file this PR adds to)" if hit["path"] in ours else ""
-    kind = "direct call" if hit["kind"] == "direct" else f"{hit['kind']}: {hit['why']}"
-    return f"- {code(callfinder.hit_test_id(hit))} (line {hit['line']}): {kind}{note}"
+    return f"- {code(callfinder.hit_test_id(hit))} (line {hit['line']}): {callfinder.hit_text(hit)}{note}"
 
 
 def _branch_search_lines(facts, api, branch, max_hits):
@@ -98,8 +97,12 @@ def _branch_search_lines(facts, api, branch, max_hits):
     home = branch.get("home")
     if home:
         target = api.get("test_file")
-        same = "this PR adds its tests there" if target == home["path"] else f"this PR's file is {code(target)}"
-        lines += [f"新增用例归属 / where the new tests belong: {code(home['path'])} ({home['why']}); {same}.", ""]
+        if target == home["path"]:
+            lines += [f"新增用例归属 / where the new tests belong: {code(home['path'])} ({home['why']}); this PR adds "
+                      "its tests there.", ""]
+        else:
+            lines += [f"新增用例归属 / where the new tests are: {code(target)}, chosen with `new --path`; search's "
+                      f"suggestion was {code(home['path'])} ({home['why']}).", ""]
     direct = [hit for hit in branch["hits"] if hit["kind"] == "direct"]
     related = [hit for hit in branch["hits"] if hit["kind"] != "direct"]
     lines += [_hit_line(hit, ours) for hit in direct[:max_hits]]
