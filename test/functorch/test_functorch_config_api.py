@@ -88,8 +88,7 @@ accelerator the computation driven under the patch runs on the device and must e
 exactly (the inputs are small integer or half-integer numbers, exact in every dtype used), with the
 strides of eager on the device.
 """
-from torch_npu_testing import (TestCase, run_tests, device_type, requires_api, run_in_thread, torch_version_at_least,
-                               skip_unless_vehicle, vehicle_refusal)
+from torch_npu_testing import TestCase, run_tests, device_type, requires_api, run_in_thread, torch_version_at_least
 
 import collections
 import contextlib
@@ -981,23 +980,8 @@ def _compile(functions, seen):
                         bw_compiler=lambda graph_module, _: make_boxed_func(graph_module))
 
 
-def eager_on_device(build, fn):
-    """A case's eager forward and backward on DEVICE: the vehicle of its compiled run (its leaf's grad kept)."""
-    with torch.enable_grad():
-        leaf, inp = build(DEVICE)
-        before = leaf.grad
-        try:
-            _backward(as_tuple(fn(inp)))
-        finally:
-            leaf.grad = before
-
-
 def _compile_and_run(cases, *patches):
-    """The cases' functions compiled by aot_function and run (forward + backward) on DEVICE under ``patches``;
-    a case whose eager run the device refuses (a device limit) is left out, under ``refused``."""
-    refused = [case for case in cases if vehicle_refusal(f"{case[1]} eager on {DEVICE}",
-                                                         lambda case=case: eager_on_device(*case[2:]))]
-    cases = [case for case in cases if case not in refused]
+    """The cases' functions compiled by aot_function and run (forward + backward) on DEVICE under ``patches``."""
     seen = {}
     compiled = _compile([fn for *_, fn in cases], seen)
     with torch.enable_grad():  # the views of leaves that require grad must record it, whatever the grad mode
@@ -1015,7 +999,7 @@ def _compile_and_run(cases, *patches):
     per_case = [[tuple(out.detach() for out in flat[start:start + count]) for start, count in spans]
                 for flat in (outputs, again)]
     return {"cases": cases, "seen": seen, "outputs": per_case[0], "again": per_case[1],
-            "grads": [leaf.grad for leaf, _ in built], "refused": refused}
+            "grads": [leaf.grad for leaf, _ in built]}
 
 
 @functools.lru_cache(maxsize=None)
@@ -1055,10 +1039,6 @@ class ComputationUnderPatch(TestCase):
         self.assert_value(current(*DEFAULTS), DEFAULTS, "after the aot_function runs under the patches")
         for name in names:
             run = runs[name]
-            for case_class, label, *_ in run["refused"]:
-                if case_class == input_class:
-                    with self.subTest(f"{name}: {label}"):
-                        skip_unless_vehicle(self, f"{label} eager on {DEVICE}", None)  # refused: known
             for index, (case_class, label, build, fn) in enumerate(run["cases"]):
                 if case_class == input_class:
                     with self.subTest(f"{name}: {label}"):
@@ -1094,7 +1074,7 @@ class TestConfigPatchDrivesComputation(ComputationUnderPatch):
     def test_patched_cse_flag_reaches_aot_autograd(self):
         """Forward graph: 2 muls per x*x + x*x under patch(cse=False), 1 under a nested patch(cse=True); one compile."""
         runs = aot_runs_under_patch()
-        muls = 2 * sum(fn is duplicated_square for *_, fn in runs["grad"]["cases"])  # those the device runs
+        muls = 2 * sum(fn is duplicated_square for *_, fn in GRAD_CASES)
         self.assert_value(runs["grad"]["seen"], {"compiles": 1, "cse": False, "muls": muls},
                           f"patch(cse=False): (compiles, cse, aten.mul count) seen by the forward compiler "
                           f"for {muls // 2} inputs through x*x + x*x")
@@ -1124,7 +1104,6 @@ class TestConfigPatchComputationDtypes(ComputationUnderPatch):
                 values = position_values(dtype, (2, 3))
                 with self.assert_raises_exactly(MISSING_KERNEL_ERROR, f"{dtype}: CPU eager x*x + x*x (the reference)"):
                     duplicated_square(values)
-                skip_unless_vehicle(self, f"{dtype} on {DEVICE}", lambda: values.to(DEVICE))
                 self.check_refused(f"{dtype} (2, 3)", values, MISSING_KERNEL_ERROR, compiled)
 
     def test_quantized_dtypes_are_refused_alike(self):
@@ -1163,7 +1142,6 @@ class TestConfigPatchComputationLayouts(ComputationUnderPatch):
                 warnings.filterwarnings("ignore", "Sparse CSR tensor support is in beta state", UserWarning)
                 sparse = to_sparse(dense)
                 self.assert_tensor(doubled(sparse).to_dense(), doubled(dense), f"{label}: CPU eager x + x (accepted)")
-                skip_unless_vehicle(self, f"{label} on {DEVICE}", lambda: sparse.to(DEVICE))
                 self.check_refused(label, sparse, AssertionError, _compile([doubled], {}))
 
 

@@ -106,7 +106,6 @@ def test_the_switch_names_a_table_and_a_bad_one_is_one_error(tmp_path):
 def run_case(method, reset=True):
     if reset:
         carried_limits.DEVICE_VEHICLES.clear()
-        carried_limits.DEVICE_GAPS.clear()
     case = type("Case", (unittest.TestCase,), {"test_it": method})("test_it")
     result = unittest.TestResult()
     case.run(result)
@@ -132,7 +131,7 @@ def test_a_refused_vehicle_skips_with_the_devices_message_probed_once():
     assert calls == [1] and not result.failures and not result.errors and len(result.skipped) == 3
     assert result.skipped[0][1] == ("device limit, vehicle x * k, float64: aclnnMul not implemented for DT_DOUBLE "
                                     "(simulated NPU limits: torch.mul take float32)")
-    assert carried_limits.DEVICE_GAPS == [("vehicle", "x * k, float64", None, result.skipped[0][1].split(": ", 1)[1])]
+    assert carried_limits.vehicle_refusal("x * k, float64", probe).startswith("aclnnMul") and calls == [1]
 
 
 def test_a_vehicle_the_device_runs_does_not_skip_and_another_error_is_raised():
@@ -157,39 +156,29 @@ def test_the_api_refusing_is_expected_when_documented_and_a_failure_when_not():
     assert not result.failures and result.skipped[0][1].startswith("device limit, documented for the API, torch.mul")
     result = run_case(undocumented, reset=False)
     assert len(result.failures) == 1 and "Ascend's docs do not say so: aclnnMul" in result.failures[0][1]
-    assert [(kind, what, said) for kind, what, said, _ in carried_limits.DEVICE_GAPS] == [
-        ("API", "torch.mul float64", True), ("API", "torch.mul int16", False)]
     result = run_case(lambda self: carried_limits.api_limit(self, "x", True).__enter__() or None)
     assert result.wasSuccessful()
 
 
-def test_the_gaps_table(capsys):
-    carried_limits.DEVICE_GAPS[:] = [("vehicle", "sparse_csr", None, "m1"), ("API", "torch.mul float64", True, "m2")]
-    carried_limits.report_gaps()
-    err = capsys.readouterr().err
-    assert "| vehicle | sparse_csr | - | m1 |" in err and "| API | torch.mul float64 | yes | m2 |" in err
-    carried_limits.DEVICE_GAPS.clear()
-
-
 # --------------------------------------------------------------------------- the gaps table verify and pr carry
-def test_the_gaps_a_run_met_as_one_short_table(tmp_path, monkeypatch):
+def test_the_gaps_a_run_met_as_one_short_table(tmp_path):
     from torch_npu_testing.common import gaps
     path = tmp_path / "gaps.jsonl"
-    monkeypatch.setenv(gaps.VARIABLE, str(path))
     double = "aclnnMul not implemented for DT_DOUBLE"
     path.write_text(json.dumps({"op": "mul", "dtype": "DT_DOUBLE", "message": double}) + "\n"
                     + json.dumps({"op": "_to_copy", "dtype": "DT_UINT16", "message": "m | u16"}) + "\nnot json\n",
                     encoding="utf-8")
-    carried_limits.DEVICE_GAPS[:] = [("vehicle", "x * k, torch.float64", None, double),
-                                     ("API", "torch.mul int16", False, "aclnnMul not implemented for DT_INT16")]
-    carried_limits.report_gaps()
-    carried_limits.DEVICE_GAPS.clear()
-    rows = gaps.read(path)
+    reasons = [f"device limit, vehicle x * k, torch.float64: {double}", "not applicable: something else",
+               "device limit, documented for the API, torch.mul float64: " + double,
+               "torch.mul int16: the device refuses the API under test and Ascend's docs do not say so: aclnnMul "
+               "not implemented for DT_INT16", f"device limit, vehicle x * k, torch.float64: {double}"]
+    rows = gaps.merged(gaps.from_reasons(reasons), gaps.read(path))
     assert [(row["kind"], row["what"], row["documented"]) for row in rows] == [
-        ("vehicle", "x * k, torch.float64", None), ("API", "torch.mul int16", False),
+        ("vehicle", "x * k, torch.float64", None), ("API", "torch.mul float64", True),
+        ("API", "torch.mul int16", False),
         ("device", "_to_copy DT_UINT16", None)]
     table = gaps.render(rows)
     assert table.splitlines()[:2] == gaps.HEADER and "| API | torch.mul int16 | no | aclnnMul" in table
     assert "| device | _to_copy DT_UINT16 | - | m \\| u16 |" in table
-    assert gaps.render(rows, limit=1).endswith("2 more gaps in the record.")
+    assert gaps.render(rows, limit=1).endswith("3 more gaps in the record.")
     assert gaps.read(tmp_path / "none.jsonl") == [] and gaps.render([]) == "No device gap met."

@@ -109,5 +109,6 @@ def test_a_refused_vehicle_is_a_labelled_skip_and_the_gaps_are_listed(run_python
     assert "OK (skipped=2)" in result.stderr
     said = "skipped 'device limit, vehicle x * k, torch.float64: aclnnMul not implemented for DT_DOUBLE"
     assert said in result.stderr
-    assert "| vehicle | x * k, torch.float64 | - | aclnnMul not implemented for DT_DOUBLE" in result.stderr
-    assert "| API | torch.mul float64 | yes | aclnnMul not implemented for DT_DOUBLE" in result.stderr
+    assert ("skipped 'device limit, documented for the API, torch.mul float64: aclnnMul not implemented for "
+            "DT_DOUBLE") in result.stderr
+    assert "simulated NPU limit met: mul DT_DOUBLE: aclnnMul not implemented for DT_DOUBLE" in result.stderr
