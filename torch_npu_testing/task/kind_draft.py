@@ -68,7 +68,7 @@ def observations(areas):
 
 
 def probe_text(modules, areas, setup):
-    return ("import functools\nimport json\n\nimport torch\n" + _imports(modules)
+    return ("import functools\nimport json\nimport re\n\nimport torch\n" + _imports(modules)
             + "\nDEVICE = 'cpu'\nPROBED = {}\nRELEASE = None\n" + helpers_text(repr(observations(areas)))
             + (setup or "") + SETUP
             + f"\nOBSERVATIONS = {observations(areas)!r}\n")
@@ -219,7 +219,8 @@ def render(api, since, info, spec, probed):
            "contract areas do not apply and why. Not drafted: forward-mode and second-order autograd.\n"
            '"""\n')
     helpers = helpers_text(classes)
-    standard = "import functools\nimport json\n" if "functools." in helpers else "import json\n"
+    standard = "".join(f"import {name}\n" for name in ("functools", "json", "re")
+                       if name == "json" or f"{name}." in helpers)
     names = IMPORT_NAMES + (("run_in_thread",) if "run_in_thread(" in helpers else ())
     return (KIT_HEADER + doc + standard + f"\nfrom torch_npu_testing import {', '.join(names)}\n\nimport torch\n"
             + _imports(info["modules"]) + f"\nAPI = {json.dumps(api)}\nDEVICE = device_type()\n"

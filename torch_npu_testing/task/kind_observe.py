@@ -12,6 +12,7 @@ kit is not installed; :data:`HELPERS` names what a draft copies, in order.
 """
 import functools
 import json
+import re
 
 import torch
 
@@ -58,12 +59,13 @@ def flat(value, path=""):
 
 
 def outcome(action):
-    """``["ok", result]``, or ``["raises", exception type]``; the global state restored either way."""
+    """``["ok", result]``, or ``["raises", exception type, its message]`` (addresses masked, at most 160
+    characters); the global state restored either way."""
     saved = torch.is_grad_enabled()
     try:
         return ["ok", action()]
-    except Exception as exc:  # noqa: BLE001 - the type is the observation
-        return ["raises", type(exc).__name__]
+    except Exception as exc:  # noqa: BLE001 - the type and message are the observation
+        return ["raises", type(exc).__name__, re.sub(r"0x[0-9a-fA-F]+", "0x?", str(exc))[:160]]
     finally:
         torch.set_grad_enabled(saved)
 

@@ -186,6 +186,14 @@ def _function(api, info):
     areas = [("Values", "the result (dtype, shape, strides, values, containers), inputs written, aliasing, global "
               "state and reverse-mode gradients, as probed per release", tests),
              ("Device", "the device against the CPU at run time", device)]
+    flags = [p for p in info["params"] if p["kind"] in ("positional", "keyword") and p["default"] in ("True", "False")]
+    if flags:
+        first = ", ".join(sample.replace("MODULE", kinds[0][1]) for sample in samples) + ","
+        areas.insert(1, ("CallForms", "each flag with a default passed by keyword, set the other way: it takes "
+                         "effect, or not, as probed", [
+                             (f"test_{p['name']}_set_the_other_way", f"{p['name']}={p['default'] != 'True'}.", [(
+                                 f"flag {p['name']}", f"observe_call(lambda: ({first}), lambda *inputs: {api}("
+                                 f"*inputs, {p['name']}={p['default'] != 'True'}))")]) for p in flags]))
     dtype_at = next((i for i, sample in enumerate(samples) if sample.startswith("torch.") and "randn" not in sample
                      and "nn." not in sample), None)
     if dtype_at is not None:

@@ -186,18 +186,23 @@ def draft(args, pythons, since, signature, drafted):
         return render_file(args.api, since, signature)
     kind_text = by_kind(args.api, since, pythons, drafted, ("context manager", "config module"))
     if kind_text is not None:
+        print("\n".join(drafted.pop("notes")))
         return kind_text
     results = opinfo_probe.lookup_all(args.api, pythons)
     entries = opinfo_draft.merge(results)
-    for line in opinfo_probe.summary_lines(args.api, results, entries):
+    lines = opinfo_probe.summary_lines(args.api, results, entries)
+    for line in lines if entries else lines[:-1]:  # without an entry the last line waits for the kind's answer
         print(line)
     drafted["opinfo"] = {"entries": entries, "lookups": [
         {"python": r["python"], "torch": r.get("torch"), "error": r.get("error"),
          "entries": [[e["name"], e["variant_test_name"]] for e in r.get("entries", [])]} for r in results]}
     if not entries:
         kind_text = by_kind(args.api, since, pythons, drafted, ("function", "C builtin"))
+        notes = drafted.pop("notes")
         if kind_text is not None:
+            print("\n".join(notes))
             return kind_text
+        print("\n".join([lines[-1]] + notes))
         drafted["draft"] = "scaffold"
         return render_file(args.api, since, signature)
     drafted["draft"] = "opinfo"
@@ -207,23 +212,23 @@ def draft(args, pythons, since, signature, drafted):
 
 
 def by_kind(api, since, pythons, drafted, kinds):
-    """The draft by kind (:mod:`kind_draft`) when the API is one of ``kinds``, else None (the reason printed)."""
+    """The draft by kind (:mod:`kind_draft`) when the API is one of ``kinds``, else None. What it has to say
+    goes to ``drafted["notes"]``: printed with its draft, or after the OpInfo lines when there is none."""
     from . import kind_draft
 
+    pythons, notes = pythons or [sys.executable], drafted.setdefault("notes", [])
     if "infos" not in drafted:  # asked once: before the OpInfo lookup, and again after it when it has no entry
-        drafted["infos"], problems = kind_draft.probe_infos(api, pythons or [sys.executable])
-        for line in problems:
-            print(line)
+        drafted["infos"], problems = kind_draft.probe_infos(api, pythons)
+        notes += problems
     infos = drafted["infos"]
     if not infos or infos[-1]["contract"] not in kinds:
         return None
-    text, kind, problems = kind_draft.draft(api, since, pythons or [sys.executable], infos)
-    for line in problems:
-        print(line)
+    text, kind, problems = kind_draft.draft(api, since, pythons, infos)
+    notes += problems
     if text is None:
-        print(f"no draft by kind for {api}: {kind}")
+        notes.append(f"no draft by kind for {api}: {kind}")
         return None
-    print(f"Drafted the generic contract of a {kind} (probed on {len(pythons or [sys.executable])} interpreters)")
+    notes.append(f"Drafted the generic contract of a {kind} (probed on {len(pythons)} interpreters)")
     drafted["draft"], drafted["kind"] = "kind", kind
     return text
 
