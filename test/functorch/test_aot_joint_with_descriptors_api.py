@@ -1412,20 +1412,21 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
     def test_higher_order_forward_mode_and_func_transforms_are_refused(self):
         """A first gradient with create_graph=True has history; a second backward, forward-mode AD and torch.func's
         grad and vmap of the callable raise upstream's errors (eager does all four)."""
-        exported = shared("linear")
-        params, x = leaf_copies(exported.model.parameters()), exported.args[0]
-        leaf = x.detach().clone().requires_grad_()
-        first, = torch.autograd.grad(exported.compiled(*params, leaf).sum(), params[0], create_graph=True)
-        self.assertIsNotNone(first.grad_fn, "the first gradient with create_graph=True has history")
-        with self.assert_raises_exactly(RuntimeError, "second backward", match="does not currently support double"):
-            torch.autograd.grad((first * first).sum(), leaf)
-        import torch.autograd.forward_ad as fwad
-        with fwad.dual_level(), self.assert_raises_exactly(NotImplementedError, "forward-mode AD", match="jvp"):
-            exported.compiled(*params, fwad.make_dual(x, torch.ones_like(x)))
-        for label, transform in (("torch.func.grad", lambda f: torch.func.grad(lambda t: f(t).sum())),
-                                 ("torch.vmap", torch.vmap)):
-            with self.subTest(label), self.assert_raises_exactly(RuntimeError, label, match="setup_context"):
-                transform(lambda t: exported.compiled(*params, t))(x)
+        with torch.enable_grad():  # the file runs under either initial grad mode
+            exported = shared("linear")
+            params, x = leaf_copies(exported.model.parameters()), exported.args[0]
+            leaf = x.detach().clone().requires_grad_()
+            first, = torch.autograd.grad(exported.compiled(*params, leaf).sum(), params[0], create_graph=True)
+            self.assertIsNotNone(first.grad_fn, "the first gradient with create_graph=True has history")
+            with self.assert_raises_exactly(RuntimeError, "second backward", match="does not currently support double"):
+                torch.autograd.grad((first * first).sum(), leaf)
+            import torch.autograd.forward_ad as fwad
+            with fwad.dual_level(), self.assert_raises_exactly(NotImplementedError, "forward-mode AD", match="jvp"):
+                exported.compiled(*params, fwad.make_dual(x, torch.ones_like(x)))
+            for label, transform in (("torch.func.grad", lambda f: torch.func.grad(lambda t: f(t).sum())),
+                                     ("torch.vmap", torch.vmap)):
+                with self.subTest(label), self.assert_raises_exactly(RuntimeError, label, match="setup_context"):
+                    transform(lambda t: exported.compiled(*params, t))(x)
 
     def test_version_counters_of_mutated_inputs_and_buffers(self):
         """Each call bumps the version counter of every input and buffer the graph mutates once (the write-back

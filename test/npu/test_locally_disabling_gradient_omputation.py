@@ -1252,30 +1252,31 @@ class TestCloneRegionSubsystems(GradModeCase):
     def test_in_place_updates_and_version_counters(self):
         """In a disabled clone a leaf that requires grad may be updated in place (its _version + 1); in an
         enabled one that is refused, and a saved tensor modified in place fails the backward by name."""
-        leaf = on_device(torch.tensor([1.0, 2.0]), True)
-        before = leaf._version
-        self.in_cloned_region(False, lambda: leaf.mul_(2.0), "leaf.mul_ in a disabled clone")
-        self.assert_value(leaf._version - before, 1, "version bumps of the leaf updated in a disabled clone")
-        self.assert_same(leaf.detach(), torch.tensor([2.0, 4.0]), "the leaf updated in place")
-        with self.assert_raises_exactly(RuntimeError, "leaf.add_ in an enabled clone", match="a leaf Variable"):
-            self.in_cloned_region(True, lambda: leaf.add_(1.0), "leaf.add_ in an enabled clone")
+        with torch.enable_grad():  # the file runs under either initial grad mode
+            leaf = on_device(torch.tensor([1.0, 2.0]), True)
+            before = leaf._version
+            self.in_cloned_region(False, lambda: leaf.mul_(2.0), "leaf.mul_ in a disabled clone")
+            self.assert_value(leaf._version - before, 1, "version bumps of the leaf updated in a disabled clone")
+            self.assert_same(leaf.detach(), torch.tensor([2.0, 4.0]), "the leaf updated in place")
+            with self.assert_raises_exactly(RuntimeError, "leaf.add_ in an enabled clone", match="a leaf Variable"):
+                self.in_cloned_region(True, lambda: leaf.add_(1.0), "leaf.add_ in an enabled clone")
 
-        def saved_then_modified():
-            mid = leaf * 1.0
-            out = mid * mid
-            version = mid._version
-            mid.add_(1.0)
-            return out, mid._version - version
-        out, bumps = self.in_cloned_region(True, saved_then_modified, "a saved tensor modified in place")
-        self.assert_value(bumps, 1, "version bumps of a saved non-leaf updated in place")
-        with self.assert_raises_exactly(RuntimeError, "backward through the modified saved tensor",
-                                        match="modified by an inplace operation"):
-            out.sum().backward()
-        original = unswitched(True)
-        copy_ = original.clone()
-        self.assertIsNot(copy_, original, "clone() returns a new object")
-        self.assertIs(copy_.__enter__(), None, "__enter__ of a clone returns None")
-        copy_.__exit__(None, None, None)
+            def saved_then_modified():
+                mid = leaf * 1.0
+                out = mid * mid
+                version = mid._version
+                mid.add_(1.0)
+                return out, mid._version - version
+            out, bumps = self.in_cloned_region(True, saved_then_modified, "a saved tensor modified in place")
+            self.assert_value(bumps, 1, "version bumps of a saved non-leaf updated in place")
+            with self.assert_raises_exactly(RuntimeError, "backward through the modified saved tensor",
+                                            match="modified by an inplace operation"):
+                out.sum().backward()
+            original = unswitched(True)
+            copy_ = original.clone()
+            self.assertIsNot(copy_, original, "clone() returns a new object")
+            self.assertIs(copy_.__enter__(), None, "__enter__ of a clone returns None")
+            copy_.__exit__(None, None, None)
 
     def test_decorated_results_keep_their_containers(self):
         """A decorated function's result is returned as the very object: tuple, list, dict, namedtuple,
@@ -1297,28 +1298,29 @@ class TestCloneRegionSubsystems(GradModeCase):
     def test_module_hooks_state_and_parameters(self):
         """Forward pre-hooks and hooks of a module and its submodule run in the clone's mode; train/eval,
         state_dict and requires_grad of frozen, tied and trainable parameters are the region's business only."""
-        for mode in MODES:
-            with self.subTest(mode=mode):
-                model, seen = hooked_model()
-                model.eval()
-                model[0].bias.requires_grad_(False)  # frozen
-                state = {key: value.clone() for key, value in model.state_dict().items()}
-                out = self.in_cloned_region(mode, lambda: model(on_device(torch.ones(4, 3), False)), "module call")
-                self.assert_value(seen, [("model", "pre", mode), ("linear", "pre", mode),
-                                         ("linear", "post", mode, mode), ("model", "post", mode, mode)],
-                                  "hooks (module, kind, grad mode, output requires_grad) in call order")
-                self.assertIs(out.requires_grad, mode, "the module's output tracked per mode")
-                self.assert_value((model.training, model[0].training), (False, False), "eval mode kept")
-                self.assert_value([p.requires_grad for p in model.parameters()], [True, False], "requires_grad")
-                for key, value in model.state_dict().items():
-                    self.assert_same(value, state[key].cpu(), f"state_dict {key} unchanged")
-        tied = torch.nn.Linear(2, 2, bias=False).to(DEVICE)
-        pair = torch.nn.ModuleList([tied, torch.nn.Linear(2, 2, bias=False).to(DEVICE)])
-        pair[1].weight = tied.weight
-        out = self.in_cloned_region(True, lambda: pair[1](pair[0](on_device(torch.ones(1, 2), False))), "tied")
-        out.sum().backward()
-        self.assert_value(len(list(pair.parameters())), 1, "a tied weight is one parameter")
-        self.assertIsNotNone(tied.weight.grad, "the tied weight's gradient after an enabled clone")
+        with torch.enable_grad():  # the file runs under either initial grad mode
+            for mode in MODES:
+                with self.subTest(mode=mode):
+                    model, seen = hooked_model()
+                    model.eval()
+                    model[0].bias.requires_grad_(False)  # frozen
+                    state = {key: value.clone() for key, value in model.state_dict().items()}
+                    out = self.in_cloned_region(mode, lambda: model(on_device(torch.ones(4, 3), False)), "module call")
+                    self.assert_value(seen, [("model", "pre", mode), ("linear", "pre", mode),
+                                             ("linear", "post", mode, mode), ("model", "post", mode, mode)],
+                                      "hooks (module, kind, grad mode, output requires_grad) in call order")
+                    self.assertIs(out.requires_grad, mode, "the module's output tracked per mode")
+                    self.assert_value((model.training, model[0].training), (False, False), "eval mode kept")
+                    self.assert_value([p.requires_grad for p in model.parameters()], [True, False], "requires_grad")
+                    for key, value in model.state_dict().items():
+                        self.assert_same(value, state[key].cpu(), f"state_dict {key} unchanged")
+            tied = torch.nn.Linear(2, 2, bias=False).to(DEVICE)
+            pair = torch.nn.ModuleList([tied, torch.nn.Linear(2, 2, bias=False).to(DEVICE)])
+            pair[1].weight = tied.weight
+            out = self.in_cloned_region(True, lambda: pair[1](pair[0](on_device(torch.ones(1, 2), False))), "tied")
+            out.sum().backward()
+            self.assert_value(len(list(pair.parameters())), 1, "a tied weight is one parameter")
+            self.assertIsNotNone(tied.weight.grad, "the tied weight's gradient after an enabled clone")
 
     def test_autocast_and_default_dtype(self):
         """Under torch.autocast (CPU; the device when it supports autocast) a matmul in the region is autocast's
@@ -1344,29 +1346,30 @@ class TestCloneRegionSubsystems(GradModeCase):
     def test_rng_streams_are_untouched(self):
         """Making, cloning, entering and decorating draw nothing from the global stream; dropout in the region
         equals dropout outside it from the same seed, under fork_rng and with an explicit generator."""
-        torch.manual_seed(7)
-        state = torch.get_rng_state()
-        original = unswitched(False)
-        with original.clone():
-            pass
-        cloned(True)(lambda: None)()
-        torch.set_grad_enabled(True)
-        self.assertTrue(torch.equal(torch.get_rng_state(), state), "global RNG state after clone, with, decorator")
-        x = on_device(torch.ones(64), True)
-        for mode in MODES:
-            with self.subTest(mode=mode):
-                torch.manual_seed(3)
-                eager = torch.nn.functional.dropout(x, 0.5)
-                torch.manual_seed(3)
-                with torch.random.fork_rng(devices=[]):
-                    got = self.in_cloned_region(mode, lambda: torch.nn.functional.dropout(x, 0.5), "dropout")
-                after_fork = torch.rand(3)
-                torch.manual_seed(3)
-                self.assertTrue(torch.equal(after_fork, torch.rand(3)), "fork_rng restored the stream")
-                self.assert_same(got.detach(), eager.detach().cpu(), "dropout in the region vs outside")
-                gen = torch.Generator().manual_seed(5)
-                drawn = self.in_cloned_region(mode, lambda: torch.rand(3, generator=gen), "explicit generator")
-                self.assert_same(drawn, torch.rand(3, generator=torch.Generator().manual_seed(5)), "generator draw")
+        with torch.enable_grad():  # the file runs under either initial grad mode
+            torch.manual_seed(7)
+            state = torch.get_rng_state()
+            original = unswitched(False)
+            with original.clone():
+                pass
+            cloned(True)(lambda: None)()
+            torch.set_grad_enabled(True)
+            self.assertTrue(torch.equal(torch.get_rng_state(), state), "global RNG state after clone, with, decorator")
+            x = on_device(torch.ones(64), True)
+            for mode in MODES:
+                with self.subTest(mode=mode):
+                    torch.manual_seed(3)
+                    eager = torch.nn.functional.dropout(x, 0.5)
+                    torch.manual_seed(3)
+                    with torch.random.fork_rng(devices=[]):
+                        got = self.in_cloned_region(mode, lambda: torch.nn.functional.dropout(x, 0.5), "dropout")
+                    after_fork = torch.rand(3)
+                    torch.manual_seed(3)
+                    self.assertTrue(torch.equal(after_fork, torch.rand(3)), "fork_rng restored the stream")
+                    self.assert_same(got.detach(), eager.detach().cpu(), "dropout in the region vs outside")
+                    gen = torch.Generator().manual_seed(5)
+                    drawn = self.in_cloned_region(mode, lambda: torch.rand(3, generator=gen), "explicit generator")
+                    self.assert_same(drawn, torch.rand(3, generator=torch.Generator().manual_seed(5)), "generator draw")
 
     def test_subclasses_copies_and_callables(self):
         """A subclass's clone is of the subclass; copy, deepcopy and pickle keep type, mode and saved mode
@@ -1398,14 +1401,15 @@ class TestCloneRegionSubsystems(GradModeCase):
 
     def test_no_warnings(self):
         """Making, cloning, entering, exiting, decorating and calling give no warning."""
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            for mode in MODES:
-                with cloned(mode):
-                    pass
-                cloned(mode)(lambda: None)()
-        torch.set_grad_enabled(True)
-        self.assert_value([str(w.message) for w in caught], [], "warnings")
+        with torch.enable_grad():  # the file runs under either initial grad mode
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for mode in MODES:
+                    with cloned(mode):
+                        pass
+                    cloned(mode)(lambda: None)()
+            torch.set_grad_enabled(True)
+            self.assert_value([str(w.message) for w in caught], [], "warnings")
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ def test_once_differentiable_keeps_values_and_first_gradients_and_fails_a_second
         def backward(ctx, grad):
             return grad * 2
     assert call("result-once-differentiable", Custom.apply, x)[1] == {"not applicable": 1}
+    assert call("result-once-differentiable", lambda t: Custom.apply(t)[1:], x)[1] == {"not applicable": 1}
 
 
 def test_tangent_dropped_only_where_there_is_a_tangent():

@@ -7,7 +7,8 @@ Each follows from how a device port is built, not from one API, so every future 
 - autograd, higher order (``result-once-differentiable``): a port's kernel registered with a backward that
   is itself not differentiable (``once_differentiable``); values, history and first gradients stay right,
   a second backward (``create_graph=True``) fails. Not applicable to the result of a custom
-  ``autograd.Function`` (a compiled graph's ``CompiledFunction``): its own backward decides its higher order;
+  ``autograd.Function`` (a compiled graph's ``CompiledFunction``) or a view of one: its own backward decides
+  its higher order;
 - autograd, forward mode (``result-tangent-dropped``): a port's kernel without a forward derivative that
   returns the primal alone, so a ``torch.autograd.forward_ad`` tangent is lost;
 - tensor identity (``version-not-bumped``): a port that writes through ``.data`` or raw device memory, so an
@@ -77,6 +78,12 @@ def _result_fault(code, description, transform):
 
 
 # ------------------------------------------------------------------------------------------- autograd
+def _from_custom_function(x):
+    """Made by a custom autograd.Function, or a view of such a result (a compiled graph's aliased output)."""
+    base = x._base if x._is_view() else None
+    return any(t is not None and hasattr(t.grad_fn, "_forward_cls") for t in (x, base))
+
+
 def _once_differentiable(result, verdicts):
     import torch
     from torch.autograd.forward_ad import unpack_dual
@@ -101,7 +108,7 @@ def _once_differentiable(result, verdicts):
     def fault(x):
         inner, rebuild = tensors._physical(x)  # a BatchedTensor: its physical tensor, rebuilt around the fault
         if (inner is None or not torch.is_grad_enabled() or inner.grad_fn is None
-                or hasattr(inner.grad_fn, "_forward_cls") or unpack_dual(inner).tangent is not None):
+                or _from_custom_function(inner) or unpack_dual(inner).tangent is not None):
             return x, NOT_APPLICABLE  # a custom Function's result (a compiled graph's): its own higher order
         try:
             return rebuild(OnceDifferentiable.apply(inner)), CHANGED
