@@ -54,7 +54,9 @@ def compile_command(output):
     from torch.utils import cpp_extension
     compiler = os.environ.get("CXX", "").strip() or "c++"
     abi = int(bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
-    return ([compiler, "-shared", "-fPIC", "-std=c++17", "-O1", "-w", f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    standard = "-std=c++20" if (major, minor) >= (2, 14) else "-std=c++17"  # ATen requires C++20 from 2.14
+    return ([compiler, "-shared", "-fPIC", standard, "-O1", "-w", f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
             + [f"-I{path}" for path in cpp_extension.include_paths()] + [SOURCE]
             + [f"-L{path}" for path in cpp_extension.library_paths()]
             + ["-lc10", "-ltorch_cpu", "-o", output])
