@@ -1,6 +1,6 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Build, cache and load the simulated NPU's C++ (``simnpu.cpp`` beside this file).
+"""Build, cache and load the simulated NPU's C++ (``simnpu.cpp`` and the part it includes, beside this file).
 
 The library is compiled once per torch build, with the flags and paths of torch's ``cpp_extension``
 (``include_paths``, ``library_paths``, the C++ ABI torch was built with), straight with the C++ compiler:
@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "simnpu.cpp")
+PARTS = (SOURCE, os.path.join(os.path.dirname(SOURCE), "simnpu_fallback.h"))  # what the library is built from
 CACHE_VARIABLE = "TORCH_NPU_TESTING_CACHE"
 LIBRARY = "simnpu.so"
 
@@ -34,8 +35,11 @@ def cache_root(environ=None):
 
 
 def _source_hash():
-    with open(SOURCE, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()[:16]
+    digest = hashlib.sha256()
+    for part in PARTS:
+        with open(part, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()[:16]
 
 
 def library_path(environ=None):
