@@ -50,12 +50,16 @@ def library_path(environ=None):
 
 
 def compile_command(output):
+    import contextlib
+    import io
     import logging
 
     import torch
-    # a CUDA build of torch logs "No CUDA runtime is found" when cpp_extension is imported; no CUDA is used here
+    # a CUDA build of torch says "No CUDA runtime is found" when cpp_extension is imported (printed on 2.7.1,
+    # logged later); no CUDA is used here, and a build error must stay one line
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
-    from torch.utils import cpp_extension
+    with contextlib.redirect_stderr(io.StringIO()):
+        from torch.utils import cpp_extension
     compiler = os.environ.get("CXX", "").strip() or "c++"
     abi = int(bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
     major, minor = (int(part) for part in torch.__version__.split(".")[:2])
