@@ -1,6 +1,6 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
-"""Build, cache and load the simulated NPU's C++ (``simnpu.cpp`` beside this file).
+"""Build, cache and load the simulated NPU's C++ (``simnpu.cpp`` and the part it includes, beside this file).
 
 The library is compiled once per torch build, with the flags and paths of torch's ``cpp_extension``
 (``include_paths``, ``library_paths``, the C++ ABI torch was built with), straight with the C++ compiler:
@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "simnpu.cpp")
+PARTS = (SOURCE, os.path.join(os.path.dirname(SOURCE), "simnpu_fallback.h"))  # what the library is built from
 CACHE_VARIABLE = "TORCH_NPU_TESTING_CACHE"
 LIBRARY = "simnpu.so"
 
@@ -34,8 +35,11 @@ def cache_root(environ=None):
 
 
 def _source_hash():
-    with open(SOURCE, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()[:16]
+    digest = hashlib.sha256()
+    for part in PARTS:
+        with open(part, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()[:16]
 
 
 def library_path(environ=None):
@@ -46,15 +50,21 @@ def library_path(environ=None):
 
 
 def compile_command(output):
+    import contextlib
+    import io
     import logging
 
     import torch
-    # a CUDA build of torch logs "No CUDA runtime is found" when cpp_extension is imported; no CUDA is used here
+    # a CUDA build of torch says "No CUDA runtime is found" when cpp_extension is imported (printed on 2.7.1,
+    # logged later); no CUDA is used here, and a build error must stay one line
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
-    from torch.utils import cpp_extension
+    with contextlib.redirect_stderr(io.StringIO()):
+        from torch.utils import cpp_extension
     compiler = os.environ.get("CXX", "").strip() or "c++"
     abi = int(bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)))
-    return ([compiler, "-shared", "-fPIC", "-std=c++17", "-O1", "-w", f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    standard = "-std=c++20" if (major, minor) >= (2, 14) else "-std=c++17"  # ATen requires C++20 from 2.14
+    return ([compiler, "-shared", "-fPIC", standard, "-O1", "-w", f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
             + [f"-I{path}" for path in cpp_extension.include_paths()] + [SOURCE]
             + [f"-L{path}" for path in cpp_extension.library_paths()]
             + ["-lc10", "-ltorch_cpu", "-o", output])
