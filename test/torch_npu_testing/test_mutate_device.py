@@ -163,6 +163,12 @@ def test_the_json_format_3_and_reports_device_line(runs, tmp_path):
     assert len(rows) == 2 and sum(1 for row in rows if row.get("device")) == 1
     text = "\n".join(report_strength.markdown_lines(rows))
     assert "`device strength toyapi.scale: killed" in text and "`aten.mul.Tensor:dev-bf16`" in text
+    # the device gate's documents (strength-device/) give their device lines alone
+    (tmp_path / "strength-device").mkdir()
+    (tmp_path / "strength-device" / "toy.json").write_text(json.dumps(document))
+    rows = report_strength.rows(str(tmp_path), ["toyapi.scale"])
+    assert [row["line"].split(":")[0] for row in rows] == [
+        "strength toyapi.scale", "strength toyapi.scale", "device strength toyapi.scale"]
 
 
 def test_a_survivor_named_in_the_docstring_is_explained(runs):
