@@ -226,3 +226,10 @@ def test_a_device_fault_changes_the_device_results_only(run_python):
     assert found["device"] == "npu" and found["device_exact"] is False
     assert found["cpu_exact"] is True and found["outside_exact"] is True
     assert found["tally"] == {"calls": 1, "changed": 1, "no effect": 0, "not applicable": 0}
+
+
+def test_a_device_that_cannot_be_forked_is_refused(folder):
+    done, out = _run(folder, "meta", WEAK, ("toyapi.scale",), ("--device", "meta"))
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "torch_npu_testing: error: --device: the device meta is an accelerator runtime")
