@@ -1,8 +1,9 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
 """``mutate --device``: the device baseline records the API's own device dispatches, each device mutant
-faults one op's within the API's calls only, and the counting is honest. Run here with ``--device cpu``
-(no device on this box): the API's own CPU dispatches are faulted, the test's reference is not."""
+faults one op's within the API's calls only, and the counting is honest. The runs use ``--device cpu``
+(fast, any box): the API's own CPU dispatches are faulted, the test's reference is not. The last test
+runs on the simulated NPU: a device fault changes the device's results only."""
 import argparse
 import json
 import os
@@ -163,6 +164,12 @@ def test_the_json_format_3_and_reports_device_line(runs, tmp_path):
     assert len(rows) == 2 and sum(1 for row in rows if row.get("device")) == 1
     text = "\n".join(report_strength.markdown_lines(rows))
     assert "`device strength toyapi.scale: killed" in text and "`aten.mul.Tensor:dev-bf16`" in text
+    # the device gate's documents (strength-device/) give their device lines alone
+    (tmp_path / "strength-device").mkdir()
+    (tmp_path / "strength-device" / "toy.json").write_text(json.dumps(document))
+    rows = report_strength.rows(str(tmp_path), ["toyapi.scale"])
+    assert [row["line"].split(":")[0] for row in rows] == [
+        "strength toyapi.scale", "strength toyapi.scale", "device strength toyapi.scale"]
 
 
 def test_a_survivor_named_in_the_docstring_is_explained(runs):
@@ -184,3 +191,45 @@ def test_fail_under_counts_device_strength_only_where_it_is_scored(folder):
     assert cli._under(args, {"percent": 100.0, "device": None}) == 0
     assert cli._under(args, {"percent": 100.0, "device": {"percent": 80.0}}) == 1
     assert cli._under(args, {"percent": 80.0, "device": {"percent": 100.0}}) == 1
+
+
+def test_a_device_fault_changes_the_device_results_only(run_python):
+    """On the simulated NPU: a device mutant of ``mul.Tensor`` moves the device's product within the API's
+    call; the CPU's product in the same call, and the device's outside it, stay exact."""
+    script = textwrap.dedent('''
+        import json
+        import torch_npu_testing  # the stand-in torch_npu: the simulated NPU
+        import torch
+        import torch_npu
+        from torch_npu_testing.mutate.device_catalogue import BY_CODE
+        from torch_npu_testing.mutate.device_scope import ApiScopes, DeviceOps
+
+        scopes = ApiScopes()
+        x = torch.tensor([1.1, 2.3, -0.7])
+        xd = x.to("npu")
+
+        def api(a, b):
+            return a * 2.5, b * 2.5
+
+        with DeviceOps("npu", scopes, ("api", "aten.mul.Tensor", BY_CODE["dev-shift"])) as mode:
+            on_device, on_cpu = scopes.enter("api", api, (xd, x), {})
+            outside = xd * 2.5
+        print(json.dumps({"device": on_device.device.type, "device_exact": torch.equal(on_device.cpu(), x * 2.5),
+                          "cpu_exact": torch.equal(on_cpu, x * 2.5), "outside_exact": torch.equal(outside.cpu(),
+                          x * 2.5), "tally": mode.tally.to_dict()}))
+    ''')
+    done = run_python(["-c", script], PYTHONPATH=ROOT, TORCH_NPU_TESTING_STANDIN_NPU="simulated",
+                      TORCH_NPU_TESTING_CACHE=os.environ.get("TORCH_NPU_TESTING_CACHE") or os.path.join(
+                          os.path.expanduser("~"), ".cache", "torch_npu_testing"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["device"] == "npu" and found["device_exact"] is False
+    assert found["cpu_exact"] is True and found["outside_exact"] is True
+    assert found["tally"] == {"calls": 1, "changed": 1, "no effect": 0, "not applicable": 0}
+
+
+def test_a_device_that_cannot_be_forked_is_refused(folder):
+    done, out = _run(folder, "meta", WEAK, ("toyapi.scale",), ("--device", "meta"))
+    assert done.returncode == 2 and not out.exists()
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "torch_npu_testing: error: --device: the device meta is an accelerator runtime")

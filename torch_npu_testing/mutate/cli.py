@@ -162,12 +162,24 @@ def _api_blocks(args, prepared, records, baseline):
     return blocks
 
 
-def _device_blocks(args, prepared, blocks):
+def _device_type(args):
+    """The device of ``--device`` (None without it); a device that cannot be forked is refused up front."""
+    from . import runner
+
+    if args.device is None:
+        return None
+    device = args.device or _device()
+    if device != "cpu" and not runner.simulated(device):
+        raise UsageError(f"--device: the device {device} is an accelerator runtime, which must not be forked; "
+                         "device mutants run on the simulated NPU (TORCH_NPU_TESTING_STANDIN_NPU=simulated)")
+    return device
+
+
+def _device_blocks(args, prepared, blocks, device):
     """Run the device session and give each present API its ``device`` block; the device's total percent."""
     from . import device_output, device_session
     from .session import BaselineFailed
 
-    device = args.device or _device()
     docstring, single, records = prepared.module.__doc__, len(prepared.targets) == 1, {}
     progress = output.Progress(0, time.perf_counter(), args.quiet)
 
@@ -252,10 +264,11 @@ def main(args):
         blocks = _api_blocks(args, prepared, [], {})
         print("\n".join(line for block in blocks for line in output.api_lines(block)))
         return 0
+    device_type = _device_type(args)
     fresh, reasons, baseline, records = _run_session(args, prepared)
     test_s, timeout = baseline["test_s"], _timeout_for(args)(baseline)
     blocks = _api_blocks(args, prepared, records, baseline)
-    device = _device_blocks(args, prepared, blocks) if args.device is not None else None
+    device = _device_blocks(args, prepared, blocks, device_type) if device_type else None
     wall = time.perf_counter() - started
     work = len(records) * test_s + (device["mutants"] * device["baseline_test_s"] if device else 0)
     timing = {"parent_import_s": prepared.import_s, "baseline_test_s": test_s, "wall_s": round(wall, 3),

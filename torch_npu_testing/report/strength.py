@@ -21,6 +21,7 @@ from ..mutate.score import strength_line
 from .markdown import code
 
 STRENGTH_FOLDER = "strength"
+DEVICE_FOLDER = "strength-device"
 
 
 def _read(path):
@@ -52,19 +53,34 @@ def _row(document, block):
 
 
 def rows(results_dir, api_names=None):
-    """One row per API (``name``, ``line``, ``survivors``, ``explained``, ``file``, ``torch``), or per bad file
-    (``problem``); only ``api_names`` when given."""
+    """One row per API (``name``, ``line``, ``survivors``, ``explained``, ``file``, ``torch``, and ``device``
+    when the document has device blocks), or per bad file (``problem``); only ``api_names`` when given.
+    Documents in :data:`DEVICE_FOLDER` (the device gate's, run on the simulated NPU) give their device lines
+    alone: their generic lines were measured on the device, beside the strength env's."""
     found = []
-    for path in sorted(glob.glob(os.path.join(results_dir, STRENGTH_FOLDER, "*.json"))):
-        document, problem = _read(path)
-        if problem:
-            found.append({"name": None, "problem": problem})
+    for folder in (STRENGTH_FOLDER, DEVICE_FOLDER):
+        for path in sorted(glob.glob(os.path.join(results_dir, folder, "*.json"))):
+            document, problem = _read(path)
+            if problem:
+                found.append({"name": None, "problem": problem})
+                continue
+            try:
+                found += _document_rows(document, folder, api_names)
+            except (KeyError, TypeError) as exc:
+                found.append({"name": None, "problem": f"{path}: an API block lacks {exc} ({document['format']})"})
+    return found
+
+
+def _document_rows(document, folder, api_names):
+    found = []
+    for block in document.get("apis", []):
+        if api_names is not None and block["name"] not in api_names:
             continue
-        try:
-            found += [_row(document, block) for block in document.get("apis", [])
-                      if api_names is None or block["name"] in api_names]
-        except (KeyError, TypeError) as exc:
-            found.append({"name": None, "problem": f"{path}: an API block lacks {exc} ({document['format']})"})
+        row = _row(document, block)
+        if folder == STRENGTH_FOLDER:
+            found.append(row)
+        elif row.get("device"):
+            found.append(dict(row.pop("device"), name=block["name"], file=row["file"], torch=row["torch"]))
     return found
 
 
