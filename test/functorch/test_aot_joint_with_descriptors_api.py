@@ -83,6 +83,7 @@ import torch.utils._pytree as pytree
 from torch import nn
 from torch._functorch import aot_autograd
 from torch.testing._internal.common_dtype import all_types_and_complex_and
+from torch.testing._internal.common_utils import set_default_dtype as default_dtype  # a context manager
 from torch.testing._internal.two_tensor import TwoTensor  # torch's own traceable wrapper subclass
 
 DEVICE = device_type()
@@ -1338,8 +1339,7 @@ def pair_forward(m, pair, extra):  # a namedtuple and a dict in, a namedtuple ho
 
 
 class HookedModel(Model):
-    """A user's subclass of the module: hooks on it and its submodule, a tied weight, a frozen parameter and a
-    non-persistent buffer."""
+    """A user's subclass of Model: hooks here and on a submodule, tied, frozen, non-persistent."""
 
     def __init__(self):
         super().__init__(lambda m, x: m.tail(m.head(x)) * m.frozen + m.offset,
@@ -1365,28 +1365,16 @@ SUBSYSTEM_MODELS = {  # name: (CPU reference factory, make(device), Exported key
     "autocast": (MODELS["linear"], inputs(values((2, 3)) / 2, grad=True), {}, lambda: autocast_here()),
     "default_dtype": (lambda: Model(default_dtype_forward), inputs(values((2, 3), torch.int64)), {},
                       lambda: default_dtype(torch.float64)),
-    "dropout": (lambda: Model(dropout_forward, params=[("weight", values((64,), start=1) / 8)]),
-                inputs(torch.ones(64)), {}, contextlib.nullcontext),
+    "dropout": (lambda: Model(dropout_forward, params=[("weight", values((64,), start=1) / 8)]), inputs(torch.ones(64)),
+                {}, contextlib.nullcontext),
 }
 
 
-def autocast_here():
-    """torch.autocast(bfloat16) on the CPU (eager's reference) and on the device when it supports autocast."""
+def autocast_here():  # torch.autocast(bfloat16) on the CPU (eager's reference) and on the device if it has autocast
     stack = contextlib.ExitStack()
-    for device in {"cpu", DEVICE}:
-        if torch.amp.is_autocast_available(device):
-            stack.enter_context(torch.autocast(device, dtype=torch.bfloat16))
+    for device in [d for d in {"cpu", DEVICE} if torch.amp.is_autocast_available(d)]:
+        stack.enter_context(torch.autocast(device, dtype=torch.bfloat16))
     return stack
-
-
-@contextlib.contextmanager
-def default_dtype(dtype):
-    saved = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(saved)
 
 
 def subsystem_export(name):
@@ -1403,9 +1391,7 @@ def subsystem_export(name):
 
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsSubsystems(AotTestCase):
-    """Where the exported graph and the compiled callable meet other parts of torch: autograd beyond first order,
-    torch.func, version counters, containers, nn.Module hooks and parameter kinds, eval mode, autocast, the default
-    dtype, RNG, a module subclass, copies, warnings."""
+    """Where the export and the callable meet other parts of torch (see the module docstring's subsystem item)."""
 
     shared_exports = ("linear", "batchnorm", "input_mutation")
 
@@ -1429,10 +1415,9 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
                     transform(lambda t: exported.compiled(*params, t))(x)
 
     def test_version_counters_of_mutated_inputs_and_buffers(self):
-        """Each call bumps the version counter of every input and buffer the graph mutates once (the write-back
-        copy), and of nothing else: an input doubled in place [1]; BatchNorm's running_mean, running_var,
-        num_batches_tracked and its unmutated input [1, 1, 1, 0] (eager's kernel bumps [0, 0, 1, 0] on the CPU:
-        it writes the running statistics without a bump)."""
+        """Each call bumps every mutated input and buffer once (the write-back) and nothing else: an input doubled in
+        place [1]; BatchNorm's running_mean, running_var, num_batches_tracked, input [1, 1, 1, 0] (eager's CPU
+        kernel bumps [0, 0, 1, 0]: it writes the running statistics without a bump)."""
         for name, grad, wanted in (("input_mutation", False, [1]), ("batchnorm", True, [1, 1, 1, 0])):
             with self.subTest(name):
                 exported = shared(name)
@@ -1519,15 +1504,11 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
         """copy.copy of the export and the callable work, pickling refuses a local object (deepcopy is left out:
         upstream's copy of the fake-tensor state corrupts the heap at interpreter exit); exporting and compiling
         the subsystem models gave no warning."""
-        exported = shared("linear")
-        for label, copy_of in (("copy", copy.copy),):
-            with self.subTest(label):
-                joint = copy_of(exported.joint)
-                self.assert_value((type(joint), joint.params_spec), (type(exported.joint), exported.joint.params_spec),
-                                  f"{label} of the export")
-                params = leaf_copies(exported.model.parameters())
-                self.assert_tensor(copy_of(exported.compiled)(*params, *exported.args), exported.compiled(
-                    *params, *exported.args).detach().cpu(), f"{label} of the callable", device=DEVICE)
+        exported, params = shared("linear"), leaf_copies(shared("linear").model.parameters())
+        joint = copy.copy(exported.joint)
+        self.assert_value((type(joint), joint.params_spec), (type(exported.joint), exported.joint.params_spec), "copy")
+        self.assert_tensor(copy.copy(exported.compiled)(*params, *exported.args), exported.compiled(
+            *params, *exported.args).detach().cpu(), "copy of the callable", device=DEVICE)
         for label, obj in (("export", exported.joint), ("callable", exported.compiled)):
             with self.subTest(label), self.assertRaises((AttributeError, pickle.PicklingError, TypeError)):
                 pickle.dumps(obj)
