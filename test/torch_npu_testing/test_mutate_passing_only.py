@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from torch_npu_testing.__main__ import main
-from torch_npu_testing.mutate import score
+from torch_npu_testing.mutate import output, score
 from torch_npu_testing.report import strength as report_strength
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "mutate"
@@ -114,7 +114,7 @@ def test_passing_only_measures_the_passing_tests_and_names_those_it_left_out(fol
     done, document = _mutate(file, "--passing-only")
     assert ("mutate --passing-only: measured the 1 passing tests of 3; left out 2 failing: "
             "TestScaleSemantics.test_factor_semantics, TestScaleSemantics.test_offset_semantics") in done.stdout
-    assert document["format"] == "torch_npu_testing.mutate/2"
+    assert document["format"] == output.FORMAT and output.FORMAT in output.READABLE_FORMATS
     assert document["passing_only"] is True and document["tests"] == 3
     assert [test for test, _ in document["left_out"]] == ["TestScaleSemantics.test_factor_semantics",
                                                           "TestScaleSemantics.test_offset_semantics"]
@@ -194,9 +194,9 @@ def test_report_reads_format_1_and_2_with_the_reach_and_the_passing_only_note(tm
     (folder / "a1.json").write_text(json.dumps(_document("torch_npu_testing.mutate/1")))
     (folder / "b2.json").write_text(json.dumps(_document("torch_npu_testing.mutate/2", passing_only=True,
                                                          left_out=[["T.test_a", "AssertionError"]])))
-    (folder / "c3.json").write_text(json.dumps(_document("torch_npu_testing.mutate/3")))
+    (folder / "c3.json").write_text(json.dumps(_document("torch_npu_testing.mutate/99")))
     rows = report_strength.rows(str(tmp_path))
     reach = "; reach: killed 3 of 6 (4 effective + 2 not reached)"
     assert rows[0]["line"].endswith(reach) and rows[0]["survivors"] == ["x"]
     assert rows[1]["line"].endswith(reach + "; passing tests only (1 failing left out)")
-    assert "format 'torch_npu_testing.mutate/3', expected one of" in rows[2]["problem"]
+    assert "format 'torch_npu_testing.mutate/99', expected one of" in rows[2]["problem"]
