@@ -125,6 +125,8 @@ struct Call {
 
   Tensor to_device(Tensor out) {
     if (!out.defined() || !out.is_cpu()) return out;
+    // A ZeroTensor (forward AD's tangent of a constant) has no memory: the device gets real zeros.
+    if (out._is_zerotensor()) out = at::zeros(out.sizes(), out.options());
     for (const auto& arg : sparse) {
       if (arg.first.unsafeGetTensorImpl() == out.unsafeGetTensorImpl()) return arg.second;
     }
