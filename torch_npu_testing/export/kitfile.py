@@ -11,11 +11,8 @@ import ast
 from dataclasses import dataclass
 
 from ..common.errors import UsageError
-from ..common.layout import KIT_IMPORT_MODULE, PUBLIC_NAMES
+from ..common.layout import KIT_HEADER, KIT_IMPORT_MODULE, PUBLIC_NAMES
 from .rename import binding_name
-
-KIT_HEADER = ("# Copyright (c) 2026, torch_npu API-consistency kit contributors.\n"
-              "# SPDX-License-Identifier: BSD-3-Clause\n")
 
 
 @dataclass

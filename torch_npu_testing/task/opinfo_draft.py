@@ -15,7 +15,7 @@ dtype space on the device vs the CPU), BadInput (``error_inputs``, else a placeh
 import re
 import textwrap
 
-from ..export.kitfile import KIT_HEADER
+from ..common.layout import KIT_HEADER
 from . import jsonfile, opinfo_checks, scaffold_text
 
 IMPORT_NAMES = ("TestCase", "run_tests", "device_type", "requires_api", "skip_unless_vehicle", "api_limit")

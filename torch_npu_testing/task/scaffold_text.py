@@ -15,7 +15,7 @@ import re
 import textwrap
 from collections import namedtuple
 
-from ..export.kitfile import KIT_HEADER
+from ..common.layout import KIT_HEADER
 
 # The header and import line that ``export`` recognises and rewrites (export/convert.py).
 SCAFFOLD_NAMES = ("TestCase", "run_tests", "device_type", "requires_api", "torch_version_at_least")
