@@ -4,17 +4,11 @@
 :mod:`.task_sections`). ``options`` carry what :mod:`.fit` shortened."""
 from . import evidence, source, task_sections, verification
 from .planfacts import TEST_FILE, UPSTREAM_PATCH
-from .task_sections import code, gap_lines
+from .task_sections import box_lines, code, gap_lines
 from ..upstream import basefacts
 
 ACTIONS = {"create": "新增 (new)", "update": "补充 (adds to the branch's file, their tests kept)",
            "unchanged": "不变 (unchanged)"}
-
-
-def box_lines(items):
-    """One line per box; ``[source: ...]`` names the facts it reads (:mod:`.boxsources`)."""
-    return [f"- [{'x' if item['ticked'] else ' '}] {item['item']} —— {item['why']}"
-            + (f" [source: {item['source']}]" if item.get("source") else "") for item in items] + [""]
 
 
 def source_section(facts, options):

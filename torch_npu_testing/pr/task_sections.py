@@ -16,6 +16,12 @@ def code(text):
     return f"`{text}`"
 
 
+def box_lines(items):
+    """One line per box; ``[source: ...]`` names the facts it reads (:mod:`.boxsources`)."""
+    return [f"- [{'x' if item['ticked'] else ' '}] {item['item']} —— {item['why']}"
+            + (f" [source: {item['source']}]" if item.get("source") else "") for item in items] + [""]
+
+
 def gap_lines(facts, prefix):
     lines = [f"> ⚠ 缺少 / missing: {gap.split(': ', 1)[1]}" for gap in facts["gaps"] if gap.startswith(prefix + ":")]
     return lines + [""] if lines else []

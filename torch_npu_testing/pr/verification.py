@@ -13,7 +13,7 @@ import shlex
 from ..report.render import environment_section
 from . import log
 from .fit import LOG_END, LOG_START
-from .task_sections import code, gap_lines
+from .task_sections import box_lines, code, gap_lines
 from .verified import not_on_npu_line, stand_in_label
 
 
@@ -61,7 +61,6 @@ def _commands(record):
 
 
 def _coverage_and_checks(facts):
-    from .sections import box_lines  # (sections names this module's writer: imported when called)
 
     return (["### 实现覆盖率 / implementation coverage (the kit's own files, run by the kit's suite: supporting "
              "evidence; lines and branches of the API's Python code the tests reach)", ""] + facts["coverage"] + [""]
