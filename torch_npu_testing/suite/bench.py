@@ -39,9 +39,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 from ..common import table
+from .bench_steps import DEFAULT_TIMEOUT_S, CommandFailed, Step, time_step  # noqa: F401 (bench.X, as before)
 
 BENCH_FORMAT = "torch_npu_testing.bench/1"
 FLOOR_CODE = "import torch, torch._functorch.aot_autograd"
@@ -59,41 +59,9 @@ SWITCH = "TORCH_NPU_TESTING_STANDIN_NPU"
 DEFAULT_REPEAT = 3
 # One figure per measurement: the median, or the minimum (noise only adds time; better on a busy machine).
 STATS = {"median": statistics.median, "min": min}
-DEFAULT_TIMEOUT_S = 900
 MEASUREMENTS = ("floor", "suite", "coverage", "direct", "simulated", "tox")
 # Variables tox sets inside an env; a nested `tox -e ENV` (from `tox -e bench`) must not inherit them.
 TOX_INNER_VARIABLES = ("TOX_ENV_NAME", "TOX_ENV_DIR", "TOX_WORK_DIR", "TOX_PACKAGE", "VIRTUAL_ENV")
-
-
-class CommandFailed(Exception):
-    """A measured command exited non-zero or timed out: the figures would be meaningless."""
-
-    def __init__(self, argv, detail):
-        super().__init__(f"command failed ({detail}): {shlex.join(argv)}")
-        self.argv = argv
-
-
-class Step:
-    """One subprocess of one measurement: its argv and the environment variables it changes."""
-
-    def __init__(self, measurement, argv, set_env=None, unset_env=()):
-        self.measurement = measurement
-        self.argv = list(argv)
-        self.set_env = dict(set_env or {})
-        self.unset_env = tuple(unset_env)
-
-    def environ(self, base):
-        """The subprocess environment built from ``base`` (a mapping, not changed)."""
-        env = dict(base)
-        # As in the tox envs: torch_npu without CANN would otherwise break `import torch`.
-        env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
-        for name in self.unset_env:
-            env.pop(name, None)
-        env.update(self.set_env)
-        return env
-
-    def __repr__(self):
-        return f"Step({self.measurement!r}, {shlex.join(self.argv)!r})"
 
 
 # ---- command construction -------------------------------------------------------------------------
@@ -143,25 +111,6 @@ def build_plan(python, files, scratch_dir, tox_argv=None, tox_env=None, explicit
 
 
 # ---- timing ---------------------------------------------------------------------------------------
-
-def time_step(step, cwd, timeout_s=DEFAULT_TIMEOUT_S, environ=None):
-    """Wall time in seconds of one fresh subprocess; raises :class:`CommandFailed` if it fails."""
-    env = step.environ(os.environ if environ is None else environ)
-    started = time.perf_counter()
-    try:
-        completed = subprocess.run(step.argv, check=False, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        raise CommandFailed(step.argv, f"timed out after {timeout_s} s") from None
-    except OSError as exc:
-        raise CommandFailed(step.argv, f"cannot start: {exc.strerror or exc}") from None
-    elapsed = time.perf_counter() - started
-    if completed.returncode != 0:
-        lines = [line for line in completed.stdout.decode(errors="replace").splitlines() if line.strip()]
-        last = f"; last output line: {lines[-1].strip()[:200]!r}" if lines else ""
-        raise CommandFailed(step.argv, f"exit status {completed.returncode}{last}")
-    return elapsed
-
 
 def round_order(repeat_index, measurements):
     """Measurements of round ``repeat_index``: rotated so no measurement always runs first."""
@@ -329,7 +278,7 @@ def add_arguments(parser):
                         help="figure compared with the targets: median (default) or min of the runs")
     parser.add_argument("--json", metavar="OUT", help="also write the figures and raw timings as JSON here")
     parser.add_argument("--mutate", metavar="FILE", help="instead: time one `mutate FILE` against its wall-time "
-                        "target, 1.25 x (import + N x T / jobs) (torch_npu_testing/mutate/timing.py)")
+                        "target, 1.25 x (import + N x T / jobs) (torch_npu_testing/suite/bench_mutate.py)")
     parser.add_argument("--mutate-args", default="", metavar="ARGS", help="more options for that mutate run")
 
 
@@ -361,7 +310,7 @@ def main(args, timer=None, stream=None, progress_stream=None):
         raise UsageError(f"--root {args.root} is not a directory")
     python = args.python if os.sep in args.python else (shutil.which(args.python) or args.python)
     if getattr(args, "mutate", None):
-        from ..mutate.timing import bench_mutate
+        from .bench_mutate import bench_mutate
         return bench_mutate(python, args.mutate, root, args.timeout, args.mutate_args, stream, progress_stream)
     files = resolve_files(args, root)
     tox_argv = resolve_tox(args, root)

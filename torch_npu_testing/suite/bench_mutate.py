@@ -4,7 +4,7 @@
 
 The target is 1.25 x (parent import + N x T / jobs), T the baseline child's test time: the import is paid
 once, not N times. The run is one fresh subprocess (``PY -m torch_npu_testing mutate FILE --quiet --json
-TMP``, timed by :func:`torch_npu_testing.suite.bench.time_step`, Python's start included); the figures of
+TMP``, timed by :func:`torch_npu_testing.suite.bench_steps.time_step`, Python's start included); the figures of
 the target come from its JSON. It is measured once, apart from bench's repeated rounds. Exit status 0
 whatever the verdict; 1 when the mutate run itself fails (bench's rule).
 """
@@ -13,7 +13,7 @@ import os
 import shlex
 import tempfile
 
-from ..suite.bench import CommandFailed, Step, time_step
+from .bench_steps import CommandFailed, Step, time_step
 
 
 def measure(python, file, root, timeout_s, extra=""):
