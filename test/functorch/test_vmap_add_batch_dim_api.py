@@ -111,19 +111,13 @@ DTYPES = tuple(all_types_and_complex_and(torch.half, torch.bfloat16, torch.bool)
 
 
 # --------------------------------------------------------------------------- helpers
-@functools.lru_cache(maxsize=None)
-def exact_device(kind):
-    """The device, index included, that ``.to(kind)`` puts a tensor on (``npu:0``): a result on ``npu:1`` differs."""
-    return torch.empty(0, device=kind).device
-
-
 class VmapTestCase(TestCase):
-    """The carried TestCase, with results on a device checked for its index too (not only the device type)."""
+    """The carried TestCase; results are expected on DEVICE unless told, on the very device ``.to(DEVICE)`` gives
+    (``npu:0``): a result on another index (``npu:1``) fails too, not only one on another device type."""
 
-    def assert_tensor(self, actual, expected, what, *, device=None, **tolerances):
+    def assert_tensor(self, actual, expected, what, *, device=DEVICE, **tolerances):
         super().assert_tensor(actual, expected, what, device=device, **tolerances)
-        if device is not None:
-            self.assert_value(actual.device, exact_device(device), f"{what}: device, index included")
+        self.assert_value(actual.device, torch.empty(0, device=device).device, f"{what}: device, index included")
 
 
 def vmap_level(batch_size, randomness="error"):
@@ -256,7 +250,7 @@ def reference_outcome(op, x_cpu, x, in_dim=1):
 def assert_same_outcome(test, got, expected, what):
     """vmap's outcome equals the loop's: both values (dtype, shape, layout, values) or the same exception type."""
     if expected[0] == got[0] == "ok":
-        test.assert_tensor(got[1], expected[1], what, device=DEVICE)
+        test.assert_tensor(got[1], expected[1], what)
     else:
         test.assert_value(got, expected, f"{what}: (outcome, result or exception type)")
 
@@ -287,7 +281,7 @@ class TestAddBatchDimAndVmap(VmapTestCase):
                                           batch_meta(add_batch_dim(x, positive, level)), f"{what}: C vs wrapper")
                         round_trip = remove_batch_dim(y * 2, level, shape[positive], positive) if normalizes else None
                     if normalizes:  # checked outside the level: its copy to the CPU is the test's, not vmap's
-                        self.assert_tensor(round_trip, x.cpu() * 2, f"{what}: round trip of y * 2", device=DEVICE)
+                        self.assert_tensor(round_trip, x.cpu() * 2, f"{what}: round trip of y * 2")
 
     def test_every_in_dim_and_out_dim_matches_hand_built_and_loop(self):
         """Every in_dims d >= 0 with every out_dims o (negative too), and every negative d, of 1-d..4-d and square
@@ -318,8 +312,7 @@ class TestAddBatchDimAndVmap(VmapTestCase):
                 self.assert_value([(functorch_c.is_batchedtensor(t), tuple(t.shape)) for t in outs],
                                   [(False, tuple(t.shape)) for t in expected], "(batched, shape) of every output")
                 self.assert_tensor(torch.cat([t.flatten() for t in outs]), torch.cat([t.flatten() for t in expected]),
-                                   "values: (identity, computed) by vmap then by hand, per (in_dim, out_dim)",
-                                   device=DEVICE)
+                                   "values: (identity, computed) by vmap then by hand, per (in_dim, out_dim)")
 
     def test_vmap_of_module_forward_through_functional_call(self):
         """vmap over inputs (shared params) and over stacked params (ensemble) equals per-sample module calls."""
@@ -346,8 +339,8 @@ class TestAddBatchDimAndVmap(VmapTestCase):
                 else:
                     params = {name: add_batch_dim(value, 0, level) for name, value in params.items()}
                 by_hand = remove_batch_dim(forward(params, x), level, size, 0)
-            self.assert_tensor(via_vmap, expected, f"torch.vmap {label}", device=DEVICE)
-            self.assert_tensor(by_hand, expected, f"hand-built _add_batch_dim {label}", device=DEVICE)
+            self.assert_tensor(via_vmap, expected, f"torch.vmap {label}")
+            self.assert_tensor(by_hand, expected, f"hand-built _add_batch_dim {label}")
 
     def test_gradients_through_vmap_match_closed_forms(self):
         """Per-sample grads: vmap(grad_and_value(loss)) and grad under a hand-built level give 2 (x.w - t) x per row
@@ -369,9 +362,9 @@ class TestAddBatchDimAndVmap(VmapTestCase):
                         self.assert_value(batch_meta(per_sample), wrapped_meta(level, 0, (3,), x),
                                           f"{mode_name}: gradient under the hand-built level")
                         by_hand = remove_batch_dim(per_sample, level, 4, 0)
-                self.assert_tensor(via_vmap, closed_form, f"{mode_name}: vmap(grad(loss))", device=DEVICE)
-                self.assert_tensor(losses, (x_cpu @ w_cpu - t_cpu) ** 2, f"{mode_name}: vmapped losses", device=DEVICE)
-                self.assert_tensor(by_hand, closed_form, f"{mode_name}: grad under _add_batch_dim", device=DEVICE)
+                self.assert_tensor(via_vmap, closed_form, f"{mode_name}: vmap(grad(loss))")
+                self.assert_tensor(losses, (x_cpu @ w_cpu - t_cpu) ** 2, f"{mode_name}: vmapped losses")
+                self.assert_tensor(by_hand, closed_form, f"{mode_name}: grad under _add_batch_dim")
         c_cpu = int_valued((3, 4), device="cpu")
         with torch.enable_grad():
             c_vmap, c_hand = (c_cpu.to(DEVICE, copy=True).requires_grad_() for _ in range(2))
@@ -381,8 +374,7 @@ class TestAddBatchDimAndVmap(VmapTestCase):
                 out = remove_batch_dim(c * c.sum(), level, 4, 1)
             out.sum().backward()
         for label, got in (("torch.vmap", c_vmap.grad), ("hand-built _add_batch_dim", c_hand.grad)):
-            self.assert_tensor(got, (2 * c_cpu.sum(0, keepdim=True)).expand(3, 4), f"c.grad through {label}",
-                               device=DEVICE)
+            self.assert_tensor(got, (2 * c_cpu.sum(0, keepdim=True)).expand(3, 4), f"c.grad through {label}")
 
 
 # --------------------------------------------------------------------------- nested levels
@@ -442,9 +434,9 @@ class TestVmapNestedLevels(VmapTestCase):
                 expected = nested_loop(func, x_cpu, in_dims, out_dims)
                 chain = [(depth + 1, dim) for depth, dim in enumerate(in_dims)][::-1]
                 self.assert_value(seen, [chain, chain], f"{label}: (level, bdim) innermost first: vmap, by hand")
-                for index, want in enumerate(expected):
-                    for name, got in (("nested torch.vmap", via_vmap), ("nested _add_batch_dim", by_hand)):
-                        self.assert_tensor(got[index], want, f"{label}: {name}, output {index}", device=DEVICE)
+                for (index, want), (name, got) in itertools.product(enumerate(expected), (
+                        ("nested torch.vmap", via_vmap), ("nested _add_batch_dim", by_hand))):
+                    self.assert_tensor(got[index], want, f"{label}: {name}, output {index}")
 
     def test_inputs_batched_at_two_levels_of_equal_size(self):
         """a batched at level 1 and b at level 2, both of size 3: out[i, j] = 10 a[i] + b[j] (not its transpose)."""
@@ -460,7 +452,7 @@ class TestVmapNestedLevels(VmapTestCase):
                 row = remove_batch_dim(ai * 10 + bj, inner, 3, 0)
             by_hand = remove_batch_dim(row, outer, 3, 0)
         for label, got in (("nested torch.vmap", via_vmap), ("hand-built levels", by_hand)):
-            self.assert_tensor(got, a_cpu[:, None] * 10 + b_cpu[None, :], f"{label} over a, then b", device=DEVICE)
+            self.assert_tensor(got, a_cpu[:, None] * 10 + b_cpu[None, :], f"{label} over a, then b")
 
     def test_nested_randomness_draws_per_level(self):
         """vmap(vmap(rand_like, randomness=inner), randomness=outer) of (2, 3, 4) zeros: one seeded draw of shape
@@ -480,7 +472,7 @@ class TestVmapNestedLevels(VmapTestCase):
                 got = nested(outer, inner)
                 with seeded():
                     want = torch.rand(*shape, device=DEVICE).cpu().expand(2, 3, 4)
-                self.assert_tensor(got, want, f"outer {outer!r}, inner {inner!r}: one draw of {shape}", device=DEVICE)
+                self.assert_tensor(got, want, f"outer {outer!r}, inner {inner!r}: one draw of {shape}")
                 self.assert_value(len(set(got.cpu().flatten().tolist())), math.prod(shape), "distinct values")
             for chunks in ((1, None), (None, 2), (1, 2)):
                 with self.subTest(f"outer {outer!r}, inner {inner!r}, chunk sizes {chunks}"):
@@ -517,7 +509,7 @@ class TestVmapNestedLevels(VmapTestCase):
 
             got = torch.vmap(torch.vmap(record, chunk_size=chunks[1]), chunk_size=chunks[0])(x)
             self.assert_value(seen, calls, f"chunk sizes {chunks}: (outer, inner) examples per call")
-            self.assert_tensor(got, expected, f"chunk sizes {chunks}: values", device=DEVICE)
+            self.assert_tensor(got, expected, f"chunk sizes {chunks}: values")
 
 
 # --------------------------------------------------------------------------- call forms
@@ -544,9 +536,8 @@ class TestVmapCallForms(VmapTestCase):
         by_hand = hand_vmap(lambda *args: record(*args, shift=b), (a, b, c, 3), in_dims, out_dims, 4)
         self.assert_value(seen, [((1, -1, 0), True, 3, True)] * 2,
                           "(stored bdims of a, b, c; b as given; the scalar; the keyword as given): vmap, by hand")
-        for index in range(2):
-            for label, out in (("torch.vmap", via_vmap), ("hand-built", by_hand)):
-                self.assert_tensor(out[index], expected[index], f"{label} output {index}", device=DEVICE)
+        for index, (label, out) in itertools.product(range(2), (("torch.vmap", via_vmap), ("hand-built", by_hand))):
+            self.assert_tensor(out[index], expected[index], f"{label} output {index}")
 
     def test_nested_container_inputs_with_per_leaf_in_dims(self):
         """Tuples, lists and dicts of tensors take one in_dim per leaf, or one int for the whole container."""
@@ -564,8 +555,7 @@ class TestVmapCallForms(VmapTestCase):
         )
         for label, func, in_dims, args in cases:
             with self.subTest(label):
-                self.assert_tensor(torch.vmap(func, in_dims=in_dims)(*args), expected, f"{label}: in_dims={in_dims}",
-                                   device=DEVICE)
+                self.assert_tensor(torch.vmap(func, in_dims=in_dims)(*args), expected, f"{label}: in_dims={in_dims}")
 
     def test_out_dims_for_tuple_nested_dict_and_unbatched_outputs(self):
         """out_dims: an int for every output, a tuple per output, nested, dict, (d,) and None for unbatched."""
@@ -592,7 +582,7 @@ class TestVmapCallForms(VmapTestCase):
                     got = out
                     for key in path:
                         got = got[key]
-                    self.assert_tensor(got, stacked(factor, dim), f"{label}, output {path}", device=DEVICE)
+                    self.assert_tensor(got, stacked(factor, dim), f"{label}, output {path}")
         self.assertIs(torch.vmap(lambda t: (t * 2, w), out_dims=(0, None))(x)[1], w,
                       "out_dims=(0, None): the unbatched output is returned as is")
         self.assert_value(torch.vmap(lambda t: (t * 2, 7), out_dims=(0, None))(x)[1], 7,
@@ -608,8 +598,7 @@ class TestVmapCallForms(VmapTestCase):
                 ("keywords", torch.vmap(lambda t: t - t.sum(), in_dims=1, out_dims=1, randomness="error",
                                         chunk_size=None), 1),
                 ("defaults", torch.vmap(lambda t: t - t.sum()), 0)):
-            self.assert_tensor(vmapped(x), loop(lambda t: t - t.sum(), (x_cpu,), (in_dim,), in_dim), label,
-                               device=DEVICE)
+            self.assert_tensor(vmapped(x), loop(lambda t: t - t.sum(), (x_cpu,), (in_dim,), in_dim), label)
 
     def test_every_chunk_size_gives_the_same_result(self):
         """chunk_size None/1/2/5/8 over 5 examples: identical outputs, chunks as requested, in-place once."""
@@ -633,12 +622,10 @@ class TestVmapCallForms(VmapTestCase):
                 out = torch.vmap(record, in_dims=(1, None), out_dims=(1, 0), chunk_size=chunk_size)(x, w)
                 self.assert_value(seen, chunks, f"chunk_size={chunk_size}: examples per call of the function")
                 for index in range(2):
-                    self.assert_tensor(out[index], expected[index], f"chunk_size={chunk_size}: output {index}",
-                                       device=DEVICE)
+                    self.assert_tensor(out[index], expected[index], f"chunk_size={chunk_size}: output {index}")
         x_in_place = x_cpu.to(DEVICE, copy=True)
         torch.vmap(lambda t: t.add_(1), in_dims=1, out_dims=1, chunk_size=2)(x_in_place)
-        self.assert_tensor(x_in_place, x_cpu + 1, "input after vmap(t.add_(1), chunk_size=2): +1 once per element",
-                           device=DEVICE)
+        self.assert_tensor(x_in_place, x_cpu + 1, "input after vmap(t.add_(1), chunk_size=2): +1 once per element")
 
     def test_error_mode_rejects_random_operations(self):
         """Under the default 'error', rand_like / rand / normal_ / dropout inside vmap raise RuntimeError."""
@@ -649,13 +636,12 @@ class TestVmapCallForms(VmapTestCase):
             ("in-place normal_", lambda t: t.clone().normal_()),
             ("dropout in training mode", lambda t: torch.nn.functional.dropout(t, 0.5, training=True)),
         )
-        for label, func in cases:
-            for mode in ({}, {"randomness": "error"}):
-                with self.subTest(f"{label}, {mode or 'default'}"), self.assert_raises_exactly(
-                        RuntimeError, f"{label} under randomness={mode or 'default'}", match="randomness"):
-                    torch.vmap(func, **mode)(x)
+        for (label, func), mode in itertools.product(cases, ({}, {"randomness": "error"})):
+            with self.subTest(f"{label}, {mode or 'default'}"), self.assert_raises_exactly(
+                    RuntimeError, f"{label} under randomness={mode or 'default'}", match="randomness"):
+                torch.vmap(func, **mode)(x)
         self.assert_tensor(torch.vmap(lambda t: torch.nn.functional.dropout(t, 0.5, training=False))(x), x.cpu(),
-                           "dropout in eval mode is not random and works under 'error'", device=DEVICE)
+                           "dropout in eval mode is not random and works under 'error'")
 
     def test_different_and_same_draw_as_one_seeded_draw(self):
         """'different': one draw of shape (B, 3); 'same': one draw of (3,) for every row (also by hand, chunked),
@@ -679,11 +665,11 @@ class TestVmapCallForms(VmapTestCase):
                 on_device_chunked = DEVICE != "cpu" and "chunk" in label  # row 3: the next draw (see docstring)
                 expected = torch.cat([reference[:3], second[None]]) if on_device_chunked else reference
                 with seeded():
-                    self.assert_tensor(run(), expected, f"randomness={mode!r}, {label}", device=DEVICE)
+                    self.assert_tensor(run(), expected, f"randomness={mode!r}, {label}")
         chunked = torch.vmap(torch.rand_like, randomness="different", chunk_size=2)(x)
         self.assert_value(len({tuple(row.tolist()) for row in chunked.cpu()}), 4, "'different', chunk_size=2: rows")
         same = torch.vmap(lambda t: torch.rand(3, device=t.device), randomness="same")(x)
-        self.assert_tensor(same, same[0].cpu().expand(4, 3), "'same': torch.rand(3) is one draw", device=DEVICE)
+        self.assert_tensor(same, same[0].cpu().expand(4, 3), "'same': torch.rand(3) is one draw")
         different = torch.vmap(lambda t: torch.rand(3, device=t.device), randomness="different")(x)
         self.assert_value((different.dtype, tuple(different.shape), different.device.type,
                            len({tuple(row.tolist()) for row in different.cpu()})), (torch.float32, (4, 3), DEVICE, 4),
@@ -724,11 +710,11 @@ class TestAddBatchDimDtypes(VmapTestCase):
                     y = checked_wrapper(self, x, 2, level, what)
                     back = remove_batch_dim(y, level, 5, 0)
                     got = outcome(lambda t: remove_batch_dim(torch.cat([t[1:], t[:1]]), level, 5, 1), y)
-                self.assert_tensor(back, x_cpu.movedim(2, 0), f"{what}: removed at 0", device=DEVICE)
+                self.assert_tensor(back, x_cpu.movedim(2, 0), f"{what}: removed at 0")
                 self.assert_value(got[0], looped[0], f"{what}: cat of rotated rows succeeds iff the loop's cat does")
                 if got[0] == "ok":
                     self.assert_tensor(got[1], torch.cat([x_cpu[1:], x_cpu[:1]]).movedim(2, 1),
-                                       f"{what}: cat of rotated rows, removed at out_dim 1", device=DEVICE)
+                                       f"{what}: cat of rotated rows, removed at out_dim 1")
             for label, op in DTYPE_OPS:
                 with self.subTest(f"{dtype}: {label}"):
                     what = f"torch {torch.__version__}: vmap({label}, in_dims=1) of {dtype} on {DEVICE}"
@@ -814,8 +800,7 @@ class TestAddBatchDimLayouts(VmapTestCase):
     def check_strided_layout(self, label, x):
         """At every batch dim: wrapper metadata, conj/neg bits kept; by hand and torch.vmap == loop over the
         resolved contiguous copy per op (or the loop's exception type), with the strides of the op run eagerly on
-        the batch-first tensor on the device (what the batching rules run); t * 2 keeps channels_last(_3d)."""
-        memory_format = {4: torch.channels_last, 5: torch.channels_last_3d}.get(x.dim())
+        the batch-first tensor on the device (what the batching rules run: so channels_last(_3d) kept as eager)."""
         x_cpu = x.cpu().resolve_conj().resolve_neg().contiguous()
         bits = (x.is_conj(), x.is_neg())
         for batch_dim in range(x.dim()):
@@ -829,7 +814,7 @@ class TestAddBatchDimLayouts(VmapTestCase):
                 kept = torch.vmap(lambda t: t, in_dims=batch_dim, out_dims=batch_dim)(x)
                 for how, got in (("round trip", same), ("torch.vmap(identity)", kept)):
                     self.assert_value((got.is_conj(), got.is_neg()), bits, f"{what}: bits after the {how}")
-                    self.assert_tensor(got.resolve_conj().resolve_neg(), x_cpu, f"{what}: {how}", device=DEVICE)
+                    self.assert_tensor(got.resolve_conj().resolve_neg(), x_cpu, f"{what}: {how}")
                 for (name, op), hand in zip(LAYOUT_OPS, by_hand):
                     eager = outcome(op, x.movedim(batch_dim, 0), 1)  # on the device, outside any level
                     expected = reference_outcome(op, x_cpu, x, batch_dim)
@@ -837,11 +822,6 @@ class TestAddBatchDimLayouts(VmapTestCase):
                         assert_same_outcome(self, got, expected, f"{what}: {name} {how}")
                         if got[0] == eager[0] == "ok":
                             self.assert_value(got[1].stride(), eager[1].stride(), f"{what}: strides of {name} {how}")
-                if memory_format is not None:
-                    doubled = torch.vmap(lambda t: t * 2, in_dims=batch_dim, out_dims=batch_dim)(x)
-                    self.assertIs(doubled.is_contiguous(memory_format=memory_format),
-                                  (x.cpu() * 2).is_contiguous(memory_format=memory_format),
-                                  f"{what}: vmap(t * 2) keeps {memory_format} as eager t * 2 does")
 
     def check_coo(self, dense_cpu):
         """COO of dense_cpu at every batch dim: wrapper (layout per release), round trip and coo_ops as the loop."""
@@ -856,8 +836,7 @@ class TestAddBatchDimLayouts(VmapTestCase):
                                         layout=wrapper_layout)
                     back = remove_batch_dim(y, level, size, 0)
                 self.assert_value(back.layout, torch.sparse_coo, f"{what}: layout of the round trip")
-                self.assert_tensor(back.to_dense(), dense_cpu.movedim(batch_dim, 0), f"{what}: round trip",
-                                   device=DEVICE)
+                self.assert_tensor(back.to_dense(), dense_cpu.movedim(batch_dim, 0), f"{what}: round trip")
                 for label, op, out_layout, reference in coo_ops():
                     if out_layout is None:
                         with self.assert_raises_exactly(RuntimeError, f"torch {torch.__version__}: vmap({label}) "
@@ -939,7 +918,7 @@ class TestAddBatchDimLayouts(VmapTestCase):
                 self.assert_value((summed.layout, summed.is_coalesced()), (torch.sparse_coo, True),
                                   f"{what}: vmap(sum(0)) coalesces")
                 self.assert_tensor(summed.to_dense(), loop(lambda e: e.sum(0), (dense_cpu,), (batch_dim,)),
-                                   f"{what}: values of vmap(sum(0))", device=DEVICE)
+                                   f"{what}: values of vmap(sum(0))")
             self.assert_value([str(w.message) for w in caught if "invariant" in str(w.message)], [],
                               f"{what}: sparse-invariant warnings raised by vmap")
 
@@ -976,7 +955,7 @@ class TestAddBatchDimLayouts(VmapTestCase):
                          loop(lambda e: e.sum(0), (dense_cpu,), (batch_dim,)))):
                     self.assert_value((got.layout, got.sparse_dim(), got.dense_dim()), (torch.sparse_coo, *dims),
                                       f"{what}: (layout, sparse_dim, dense_dim) of {label}")
-                    self.assert_tensor(got.to_dense(), want, f"{what}: values of {label}", device=DEVICE)
+                    self.assert_tensor(got.to_dense(), want, f"{what}: values of {label}")
 
 
 # get_all_qint_dtypes but the packed sub-byte quint4x2/quint2x4: their movedim views fail a storage bounds check on
@@ -1010,7 +989,7 @@ class TestAddBatchDimOtherTensorKinds(VmapTestCase):
                 got = torch.vmap(op)(nt)
                 self.assert_value((got.is_nested, got.layout), (True, torch.strided), f"vmap({label}): kind")
                 for index, (part, want) in enumerate(zip(got.unbind(), parts_cpu)):
-                    self.assert_tensor(part, op(want), f"vmap({label}), component {index}", device=DEVICE)
+                    self.assert_tensor(part, op(want), f"vmap({label}), component {index}")
             for label, kwargs, func in (("in_dims=1", {"in_dims": 1}, lambda t: t),
                                         ("out_dims=1", {"out_dims": 1}, lambda t: t),
                                         ("a view op (transpose)", {}, lambda t: t.transpose(0, 1)),
@@ -1038,7 +1017,7 @@ class TestAddBatchDimOtherTensorKinds(VmapTestCase):
                     continue
                 for label, (_, result) in (("round trip of y * 2", back), ("vmap(t * 2)", got)):
                     self.assert_value(result.layout, torch._mkldnn, f"{what}: layout of {label}")
-                    self.assert_tensor(result.to_dense(), dense * 2, f"{what}: values of {label}")
+                    self.assert_tensor(result.to_dense(), dense * 2, f"{what}: values of {label}", device="cpu")
 
     def test_quantized_tensors_on_the_cpu_as_the_loop(self):
         """QUANTIZED_DTYPES per tensor, CPU-only (no device comparison applies), at every batch dim: the wrapper
@@ -1104,7 +1083,7 @@ class TestVmapSizes(VmapTestCase):
                 self.assert_value((batch_meta(y), y.numel()),
                                   (wrapped_meta(level, batch_dim, logical, tensor), math.prod(logical)), what)
                 back = remove_batch_dim(op(y), level, tensor.shape[batch_dim], out_dim)
-            self.assert_tensor(back, expected, f"{what}: round trip", device=DEVICE)
+            self.assert_tensor(back, expected, f"{what}: round trip")
         a_cpu, b_cpu = int_valued((2, 1, 4), device="cpu"), int_valued((3, 1), device="cpu", offset=1)
         cases = (  # label, result, expected
             ("vmap(t * 2) over 0 examples", torch.vmap(lambda t: t * 2)(zero), zero_cpu),
@@ -1126,7 +1105,7 @@ class TestVmapSizes(VmapTestCase):
              torch.stack([a_cpu[i] + b_cpu for i in range(2)])),
         )
         for label, got, expected in cases:
-            self.assert_tensor(got, expected, label, device=DEVICE)
+            self.assert_tensor(got, expected, label)
         in_pytree = torch_version_at_least(PYTREE_READS_NONE_SPEC_IN) and not torch_version_at_least(
             VMAP_CHECKS_EMPTY_CHUNKS_SINCE)
         with self.assert_raises_exactly(AttributeError if in_pytree else AssertionError,
@@ -1137,7 +1116,8 @@ class TestVmapSizes(VmapTestCase):
 # --------------------------------------------------------------------------- side effects
 VIEW_OPS = (  # label, a view of one (3, 4) example, the input's dtype
     *((label, view, torch.float32) for label, view in (
-        ("t[1]", lambda t: t[1]), ("transpose(0, 1)", lambda t: t.transpose(0, 1)), ("t[...]", lambda t: t[...]),
+        ("identity", lambda t: t), ("t[1:]", lambda t: t[1:]), ("t[1]", lambda t: t[1]), ("t[...]", lambda t: t[...]),
+        ("transpose(0, 1)", lambda t: t.transpose(0, 1)),
         ("movedim(0, 1)", lambda t: t.movedim(0, 1)), ("unsqueeze(1)", lambda t: t.unsqueeze(1)),
         ("view(3, 2, 2)", lambda t: t.view(3, 2, 2)), ("expand", lambda t: t.expand(2, 3, 4)),
         ("detach()", torch.Tensor.detach))),
@@ -1167,8 +1147,8 @@ class TestVmapSideEffects(VmapTestCase):
                 out = torch.vmap(lambda t: t.add_(1), in_dims=in_dim, out_dims=in_dim)(view_of(base))
                 expected = base_cpu.clone()
                 expected[rows, cols] += 1
-                self.assert_tensor(base, expected, f"{label}: input after the in-place update", device=DEVICE)
-                self.assert_tensor(out, view_of(expected), f"{label}: returned value", device=DEVICE)
+                self.assert_tensor(base, expected, f"{label}: input after the in-place update")
+                self.assert_tensor(out, view_of(expected), f"{label}: returned value")
                 self.assertTrue(base._version > version, f"{label}: the input's version counter was bumped")
         for label, x in (("batch dim expanded", int_valued((1, 3)).expand(2, 3)),
                          ("inner dim expanded", int_valued((2, 1)).expand(2, 3))):
@@ -1177,12 +1157,12 @@ class TestVmapSideEffects(VmapTestCase):
                 with self.subTest(f"{name}, {label}"), self.assert_raises_exactly(
                         RuntimeError, f"{name} add_ on {label}", match="single memory location"):
                     update()
-            self.assert_tensor(x, before, f"{label}: unchanged after the rejected updates", device=DEVICE)
+            self.assert_tensor(x, before, f"{label}: unchanged after the rejected updates")
         x_cpu = int_valued((2, 3), device="cpu")
         x = x_cpu.to(DEVICE, copy=True)
         with vmap_level(3) as level:
             add_batch_dim(x, 1, level).mul_(2)
-        self.assert_tensor(x, x_cpu * 2, "input after mul_(2) on _add_batch_dim(x, 1)", device=DEVICE)
+        self.assert_tensor(x, x_cpu * 2, "input after mul_(2) on _add_batch_dim(x, 1)")
 
         counter, calls = torch.zeros(3, device=DEVICE), []
 
@@ -1192,46 +1172,38 @@ class TestVmapSideEffects(VmapTestCase):
 
         out = torch.vmap(bump)(x)
         self.assert_value(len(calls), 1, "calls of the function per vmap call")
-        self.assert_tensor(counter, torch.ones(3), "captured unbatched counter after one vmap call", device=DEVICE)
-        self.assert_tensor(out, x_cpu * 2 + 1, "output of the counter function", device=DEVICE)
+        self.assert_tensor(counter, torch.ones(3), "captured unbatched counter after one vmap call")
+        self.assert_tensor(out, x_cpu * 2 + 1, "output of the counter function")
         with self.assert_raises_exactly(RuntimeError, "unbatched.add_(batched) inside vmap"):
             torch.vmap(lambda t: counter.add_(t))(x)
-        self.assert_tensor(counter, torch.ones(3), "captured tensor after the rejected update", device=DEVICE)
+        self.assert_tensor(counter, torch.ones(3), "captured tensor after the rejected update")
 
     def test_outputs_alias_inputs_as_upstream(self):
-        """Identity and view outputs share the input's storage; computed outputs do not; unbatched ones expand."""
-        x, w = int_valued((2, 3)), int_valued((3,), offset=1)
-
+        """vmap of a view (VIEW_OPS at in_dims 0 and 1 of a transposed input) is a view of the input as the CPU's
+        vmap gives it: its storage, the CPU's strides, offset, conj bit and values, on the input's device; the
+        identity at in_dims 0 is the input itself; writes through a view output reach the input; computed outputs
+        do not share its storage; an unbatched output is the captured tensor expanded."""
         def storage(t):
             return t.untyped_storage().data_ptr()
 
-        self.assertIs(torch.vmap(lambda t: t)(x), x, "vmap(identity) returns the input tensor itself")
-        moved = torch.vmap(lambda t: t, in_dims=1, out_dims=0)(x)
-        self.assert_value((storage(moved), moved.stride()), (storage(x), (1, 3)),
-                          "vmap(identity, in_dims=1): a transposed view of the input (storage, strides)")
-        sliced = torch.vmap(lambda t: t[1:])(x)
-        self.assert_value(storage(sliced), storage(x), "vmap(t[1:]) is a view of the input")
-        expected = x.cpu().clone()
-        expected[:, 1:] *= 10
-        sliced.mul_(10)
-        self.assert_tensor(x, expected, "input after writing through the view output", device=DEVICE)
-        self.assertFalse(storage(torch.vmap(lambda t: t * 1)(x)) == storage(x), "vmap(t * 1) is a new tensor")
-        unbatched = torch.vmap(lambda t: w)(x)
-        self.assert_value((storage(unbatched), unbatched.stride()), (storage(w), (0, 1)),
-                          "an unbatched output is the captured tensor expanded over the batch (storage, strides)")
-
-    def test_view_outputs_are_views_of_the_input_as_on_the_cpu(self):
-        """vmap of a view op returns a view of the input as the CPU's vmap does: its storage, the CPU's strides,
-        offset, conj bit and values, on the input's device (index included), at in_dims 0 and 1 of a transpose."""
         for (label, view, dtype), in_dim in itertools.product(VIEW_OPS, (0, 1)):
             x_cpu = values_of(dtype, (3, 2, 4) if in_dim == 0 else (2, 3, 4), device="cpu").transpose(0, 1)
             x, what = x_cpu.to(DEVICE), f"vmap({label}, in_dims={in_dim})"
             got, want = (torch.vmap(view, in_dims=in_dim)(t) for t in (x, x_cpu))
-            shares = got.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-            self.assert_value((shares, got.stride(), got.storage_offset(), got.is_conj()),
+            self.assert_value((storage(got) == storage(x), got.stride(), got.storage_offset(), got.is_conj()),
                               (True, want.stride(), want.storage_offset(), want.is_conj()),
                               f"{what}: (shares the input's storage, strides, offset, conj bit)")
-            self.assert_tensor(got, want, what, device=DEVICE)
+            self.assert_tensor(got, want, what)
+        x, w = int_valued((2, 3)), int_valued((3,), offset=1)
+        self.assertIs(torch.vmap(lambda t: t)(x), x, "vmap(identity) returns the input tensor itself")
+        expected = x.cpu().clone()
+        expected[:, 1:] *= 10
+        torch.vmap(lambda t: t[1:])(x).mul_(10)
+        self.assert_tensor(x, expected, "input after writing through the view output of vmap(t[1:])")
+        self.assertFalse(storage(torch.vmap(lambda t: t * 1)(x)) == storage(x), "vmap(t * 1) is a new tensor")
+        unbatched = torch.vmap(lambda t: w)(x)
+        self.assert_value((storage(unbatched), unbatched.stride()), (storage(w), (0, 1)),
+                          "an unbatched output is the captured tensor expanded over the batch (storage, strides)")
 
     def test_repeated_and_failing_calls_leave_no_level_behind(self):
         """Each vmap call runs at level 1 and leaves none, also when the function raises."""
@@ -1264,10 +1236,10 @@ class TestAddBatchDimBadInput(VmapTestCase):
         x = int_valued((2, 3))
         normalizes = torch_version_at_least(NEGATIVE_BATCH_DIM_NORMALIZED_SINCE)
         with vmap_level(3) as level:
-            for batch_dim in (2, 5):
-                for name, func in (("wrapper", add_batch_dim), ("C function", functorch_c._add_batch_dim)):
-                    self.assert_value(batch_meta(func(x, batch_dim, level)), wrapped_meta(level, batch_dim, (2,), x),
-                                      f"{name}, batch_dim={batch_dim} of a 2-d tensor")
+            functions = (("wrapper", add_batch_dim), ("C function", functorch_c._add_batch_dim))
+            for batch_dim, (name, func) in itertools.product((2, 5), functions):
+                self.assert_value(batch_meta(func(x, batch_dim, level)), wrapped_meta(level, batch_dim, (2,), x),
+                                  f"{name}, batch_dim={batch_dim} of a 2-d tensor")
             with self.assert_raises_exactly(IndexError, "sum() of a wrapper with batch_dim=2 of a 2-d tensor"):
                 add_batch_dim(x, 2, level).sum()
             self.assert_value(functorch_c.maybe_get_bdim(add_batch_dim(x, -3, level)), -1 if normalizes else -3,
@@ -1385,7 +1357,7 @@ class TestVmapThreads(VmapTestCase):
                           "holder's level; the other thread's before, inside, after its vmap; holder's level after")
         self.assertIsNone(functorch_c.maybe_current_level(), "main thread holds no level afterwards")
         for label, out in (("worker's", worker_out), ("the other thread's (a worker holds a level)", other_out)):
-            self.assert_tensor(out, x_cpu * 2, f"{label} vmap result", device=DEVICE)
+            self.assert_tensor(out, x_cpu * 2, f"{label} vmap result")
 
 
 # --------------------------------------------------------------------------- torch subsystems
@@ -1398,16 +1370,9 @@ class Tripler:
     def __call__(self, t):
         return t * 3
 
-    def method(self, t):
-        return t * 3
-
-    @staticmethod
-    def static(t):
-        return t * 3
-
-    @classmethod
-    def klass(cls, t):
-        return t * 3
+    method = __call__  # obj.method: a bound method
+    static = staticmethod(lambda t: t * 3)
+    klass = classmethod(lambda cls, t: t * 3)
 
 
 class MarkedTensor(torch.Tensor):
@@ -1431,7 +1396,7 @@ class TestVmapSubsystems(VmapTestCase):
                 out = remove_batch_dim(wrapped * wrapped, level, 2, 0)
             tangent = fwad.unpack_dual(out).tangent
         self.assertIsNotNone(tangent, "the tangent of a dual input through _add_batch_dim")
-        self.assert_tensor(tangent, 2 * x_cpu * t_cpu, "forward-mode tangent by hand", device=DEVICE)
+        self.assert_tensor(tangent, 2 * x_cpu * t_cpu, "forward-mode tangent by hand")
         expected = (torch.sin(x_cpu.double()), torch.cos(x_cpu.double()) * t_cpu)
         jvp = torch.func.jvp
         for label, run in (("jvp of vmap", lambda: jvp(torch.vmap(torch.sin), (x,), (t,))),
@@ -1439,8 +1404,8 @@ class TestVmapSubsystems(VmapTestCase):
             first, again = run(), run()
             for name, got, want, repeated in zip(("sin", "tangent"), first, expected, again):
                 self.assert_value(got.dtype, torch.float32, f"{label}: dtype of the {name}")
-                self.assert_tensor(got.double(), want, f"{label}: {name}", atol=1e-6, device=DEVICE)
-                self.assert_tensor(repeated, got, f"{label}: {name} of a repeated call, bit for bit", device=DEVICE)
+                self.assert_tensor(got.double(), want, f"{label}: {name}", atol=1e-6)
+                self.assert_tensor(repeated, got, f"{label}: {name} of a repeated call, bit for bit")
 
     def test_second_order_gradients_through_the_wrapper(self):
         """create_graph through a hand-built level of a non-leaf input: d2(x^3) = 6x; torch.func.hessian of vmap."""
@@ -1450,13 +1415,13 @@ class TestVmapSubsystems(VmapTestCase):
             mid = leaf * 1.0
             with vmap_level(2) as level:
                 out = remove_batch_dim(add_batch_dim(mid, 0, level) ** 3, level, 2, 0)
-            self.assert_tensor(out, x_cpu ** 3, "x ** 3 through the wrapper", device=DEVICE)
+            self.assert_tensor(out, x_cpu ** 3, "x ** 3 through the wrapper")
             first, = torch.autograd.grad(out.sum(), leaf, create_graph=True)
             self.assertIsNotNone(first.grad_fn, "the first gradient has history (create_graph=True)")
             second, = torch.autograd.grad(first.sum(), leaf)
-        self.assert_tensor(second, 6 * x_cpu, "second derivative through _add_batch_dim", device=DEVICE)
+        self.assert_tensor(second, 6 * x_cpu, "second derivative through _add_batch_dim")
         hessian = torch.func.hessian(lambda r: torch.vmap(lambda u: u ** 3)(r).sum())(x_cpu[0].to(DEVICE))
-        self.assert_tensor(hessian, torch.diag(6 * x_cpu[0]), "hessian of vmap", device=DEVICE)
+        self.assert_tensor(hessian, torch.diag(6 * x_cpu[0]), "hessian of vmap")
 
     def test_version_counters_and_identity(self):
         """_add_batch_dim writes nothing (the input's _version stays), returns a new object every call; a
@@ -1484,11 +1449,11 @@ class TestVmapSubsystems(VmapTestCase):
         x_cpu = int_valued((4, 3), device="cpu")
         got = torch.vmap(lambda t: torch.max(t, 0))(x_cpu.to(DEVICE))
         self.assertIs(type(got), torch.return_types.max, "vmap of torch.max(t, 0)")
-        self.assert_tensor(got.values, x_cpu.max(1).values, "values", device=DEVICE)
-        self.assert_tensor(got.indices, x_cpu.max(1).indices, "indices", device=DEVICE)
+        self.assert_tensor(got.values, x_cpu.max(1).values, "values")
+        self.assert_tensor(got.indices, x_cpu.max(1).indices, "indices")
         pair = torch.vmap(lambda t: Pair(t * 2, t.sum()))(x_cpu.to(DEVICE))
         self.assertIs(type(pair), Pair, "vmap of a function returning a namedtuple")
-        self.assert_tensor(pair.total, x_cpu.sum(1), "the namedtuple's field", device=DEVICE)
+        self.assert_tensor(pair.total, x_cpu.sum(1), "the namedtuple's field")
 
     def test_module_hooks_and_train_mode_under_vmap(self):
         """Forward pre-hooks and hooks of a module and its submodule run once and see logical shapes; BatchNorm's
@@ -1500,7 +1465,7 @@ class TestVmapSubsystems(VmapTestCase):
             module.register_forward_hook(lambda m, args, out, name=name: seen.append((name, tuple(out.shape))))
         x = int_valued((5, 3))
         with torch.no_grad():
-            self.assert_tensor(torch.vmap(model)(x), loop(model, (x,), (0,)).cpu(), "vmap(model)", device=DEVICE)
+            self.assert_tensor(torch.vmap(model)(x), loop(model, (x,), (0,)).cpu(), "vmap(model)")
         self.assert_value(seen[:4], [("model", (3,)), ("linear", (3,)), ("linear", (2,)), ("model", (2,))],
                           "hooks under vmap: (module, logical shape) in call order, once each")
         norm = torch.nn.BatchNorm1d(3).to(DEVICE)
@@ -1508,7 +1473,7 @@ class TestVmapSubsystems(VmapTestCase):
         with self.assert_raises_exactly(RuntimeError, "vmap of BatchNorm1d in train mode", match="vmap"):
             torch.vmap(norm)(batch)
         norm.eval()
-        self.assert_tensor(torch.vmap(norm)(batch), loop(norm, (batch,), (0,)).detach().cpu(), "eval", device=DEVICE)
+        self.assert_tensor(torch.vmap(norm)(batch), loop(norm, (batch,), (0,)).detach().cpu(), "eval")
 
     def test_autocast_and_default_dtype_as_the_loop(self):
         """Under torch.autocast (CPU; the device when it supports it) a vmapped matmul has autocast's dtype and
@@ -1528,8 +1493,7 @@ class TestVmapSubsystems(VmapTestCase):
         try:
             ints = int_valued((4, 3), dtype=torch.int64)
             got = torch.vmap(lambda t: t * 1.5)(ints)
-            self.assert_tensor(got, loop(lambda t: t * 1.5, (ints,), (0,)).cpu(), "int * 1.5 under float64 default",
-                               device=DEVICE)
+            self.assert_tensor(got, loop(lambda t: t * 1.5, (ints,), (0,)).cpu(), "int * 1.5 under float64 default")
             self.assertIs(got.dtype, torch.float64, "the default dtype reaches vmap's promotion")
         finally:
             torch.set_default_dtype(saved)
@@ -1544,7 +1508,7 @@ class TestVmapSubsystems(VmapTestCase):
                 after = torch.rand(2, device=DEVICE)
                 with seeded():
                     torch.rand(*drawn, device=DEVICE)
-                    self.assert_tensor(after, torch.rand(2, device=DEVICE).cpu(), f"{mode}: next draw", device=DEVICE)
+                    self.assert_tensor(after, torch.rand(2).cpu(), f"{mode}: next draw")
 
     def test_callables_that_are_not_functions(self):
         """vmap of a partial, a callable object, a bound, static and class method and an unbound Tensor method."""
@@ -1557,7 +1521,7 @@ class TestVmapSubsystems(VmapTestCase):
                                       ("classmethod", Tripler.klass, x_cpu * 3),
                                       ("Tensor.neg", torch.Tensor.neg, -x_cpu)):
             with self.subTest(label):
-                self.assert_tensor(torch.vmap(func)(x), expected, f"vmap of a {label}", device=DEVICE)
+                self.assert_tensor(torch.vmap(func)(x), expected, f"vmap of a {label}")
 
 
 if __name__ == "__main__":
