@@ -1508,7 +1508,7 @@ class TestVmapSubsystems(VmapTestCase):
                 after = torch.rand(2, device=DEVICE)
                 with seeded():
                     torch.rand(*drawn, device=DEVICE)
-                    self.assert_tensor(after, torch.rand(2).cpu(), f"{mode}: next draw")
+                    self.assert_tensor(after, torch.rand(2, device=DEVICE).cpu(), f"{mode}: next draw")
 
     def test_callables_that_are_not_functions(self):
         """vmap of a partial, a callable object, a bound, static and class method and an unbound Tensor method."""
