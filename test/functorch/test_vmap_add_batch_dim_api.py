@@ -2,78 +2,75 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """API-consistency tests for ``torch._functorch.vmap._add_batch_dim`` and the ``torch.vmap`` built on it.
 
-``_add_batch_dim(tensor, batch_dim, level)`` wraps a tensor into a functorch BatchedTensor whose dim
-``batch_dim`` is the hidden batch dim of vmap level ``level``; ``torch.vmap`` calls it once per batched input
-(and ``_remove_batch_dim`` once per output). A port must build upstream's wrappers (logical shape, stored
-batch dim and level, dtype, layout, device, the input itself unwrapped) and give upstream's results, side
-effects and errors. The tests call it by hand under a real vmap level (always left again) and through
-``torch.vmap``, against a Python loop over the batch (``select``, then ``stack``) or a closed form on the CPU.
-Values are small integers that differ per position, so comparisons are exact and a permuted dim shows.
-Every input class of a consistency test reaches the API through vmap's arguments:
+``_add_batch_dim(tensor, batch_dim, level)`` wraps a tensor into a functorch BatchedTensor whose dim ``batch_dim`` is
+the hidden batch dim of vmap level ``level``; ``torch.vmap`` calls it once per batched input (and ``_remove_batch_dim``
+once per output). A port must build upstream's wrappers (logical shape, stored batch dim and level, dtype, layout,
+device, the input itself unwrapped) and give upstream's results, side effects and errors. The tests call it by hand
+under a real vmap level (always left again) and through ``torch.vmap``, against a Python loop over the batch
+(``select``, then ``stack``) or a closed form on the CPU. Values are small integers that differ per position, so
+comparisons are exact and a permuted dim shows. Every input class of a consistency test reaches the API through vmap's
+arguments:
 
-- dtypes: ``all_types_and_complex_and(half, bfloat16, bool)`` of torch.testing plus uint16/32/64 and the
-  float8 types (e4m3fn, e5m2, e4m3fnuz, e5m2fnuz, e8m0fnu), all accepted by ``_add_batch_dim`` from 2.7.1;
-  each through the wrapper, a round trip and vmap of ops with float, integer and bool outputs (sum, argmax,
-  a mask, count_nonzero, a float promotion, a cat). An op the loop refuses must be refused by vmap with the
-  loop's exception type (RuntimeError in 2.7.1, NotImplementedError later, for a missing kernel);
-- layouts, each at every batch dim: contiguous, transposed, permuted, sliced with a step, expanded (stride
-  0) along two dims, channels_last (4-d), channels_last_3d (5-d), the conj view of a complex tensor (also
-  transposed), the neg view ``conj().imag``; sparse COO (accepted) and CSR/CSC/BSR/BSC (refused);
-- dtype x layout: conj/neg views of complex32/64/128 x transposed/step-sliced, channels_last(_3d) x half and
-  bfloat16, COO x integral_types_and(bool) and complex64/128 (ComplexHalf COO cannot be densified on the CPU);
-- sparse variants: uncoalesced COO (a duplicate index) stays uncoalesced through the wrapper, the round trip
-  and elementwise vmap (read by ``_indices()``/``_values()``), reductions coalesce; hybrid COO (a dense dim)
-  is batched at its sparse dims only;
-- other kinds: jagged nested tensors (dim 0 only; other dims, views and shape reads raise RuntimeError,
-  not an internal assert); mkldnn and quantized tensors (not the packed quint4x2/quint2x4: no loop reference)
-  are CPU-only, so they are tested on the CPU whatever the device: the device comparison does not apply;
-- sizes: a distinct size per dim and per level, plus square inputs and nested levels of equal size; a batch
-  of 0, inner dims of 0, 0-d examples, size-1 dims;
-- call forms (every ``in_dims`` / ``out_dims`` of 1-d to 4-d tensors, ``None``, tuples, containers, dict
-  out_dims, keywords, ``chunk_size`` and ``randomness``, also per nested level), side effects (in-place
-  writes, aliasing, levels left behind), bad input (exact exception types), threads (per-thread levels).
-- torch subsystems, ``TestVmapSubsystems``: forward-mode tangents of a dual input through a hand-built level,
-  ``jvp`` of vmap and vmap of ``jvp``; second-order gradients (``create_graph``) through the wrapper of a
-  non-leaf input and ``torch.func.hessian`` of vmap (first-order per-sample gradients: ``TestAddBatchDimAndVmap``);
-  the input's ``_version`` untouched by wrapping, a new wrapper per call, a Parameter or Tensor subclass wrapped
-  as a plain Tensor wrapper, ``copy.deepcopy`` of a wrapper refused as upstream (so pickling does not apply);
-  ``torch.return_types`` and namedtuple outputs keep their type; forward pre-hooks and hooks of a module and its
-  submodule see logical shapes, BatchNorm in train mode refused, eval mode as the loop; ``torch.autocast``
-  (CPU, and the device when it supports it) and ``set_default_dtype(float64)`` as the loop; the global RNG
-  stream advances by B draws under "different" and one under "same"; partial, callable objects, bound, static
-  and class methods. Caches do not apply: no cache is keyed on a vmap level or a wrapper.
-Other layers' warnings (ComplexHalf, quantized deprecation, fallback performance) are filtered by message where
-they arise; the hand-built COO passes check_invariants (2.13+ warns when unset); vmap must add no such warning.
-``python -m torch_npu_testing mutate`` leaves no survivor on _add_batch_dim, _remove_batch_dim or torch.vmap. No
-test can observe on a CPU run its "result on the CPU" faults (every device-type check catches them on an
-accelerator), nor "in-place writes dropped" of _remove_batch_dim (not reached: it writes to no argument).
-Device faults (``mutate --device``, the simulated NPU's kernels faulted): results are checked on the exact device,
-vmap's views as views with the CPU's strides, computed layouts with the strides of the same ops run eagerly on the
-batch-first tensor on the device. Two survivors change nothing vmap returns: aten._to_copy.default:dev-promote
-(autocast's cast widened by the device is cast again by autocast before the matmul reads it);
-aten.movedim.int:dev-view-copy (a random batching rule's view of its own fresh draw, held by nothing else: a copy
-has its values and strides).
+- dtypes: ``all_types_and_complex_and(half, bfloat16, bool)`` of torch.testing plus uint16/32/64 and the float8 types
+  (e4m3fn, e5m2, e4m3fnuz, e5m2fnuz, e8m0fnu), all accepted by ``_add_batch_dim`` from 2.7.1; each through the wrapper,
+  a round trip and vmap of ops with float, integer and bool outputs (sum, argmax, a mask, count_nonzero, a float
+  promotion, a cat). An op the loop refuses must be refused by vmap with the loop's exception type (RuntimeError in
+  2.7.1, NotImplementedError later, for a missing kernel);
+- layouts, each at every batch dim: contiguous, transposed, permuted, sliced with a step, expanded (stride 0) along two
+  dims, channels_last (4-d), channels_last_3d (5-d), the conj view of a complex tensor (also transposed), the neg view
+  ``conj().imag``; sparse COO (accepted) and CSR/CSC/BSR/BSC (refused);
+- dtype x layout: conj/neg views of complex32/64/128 x transposed/step-sliced, channels_last(_3d) x half and bfloat16,
+  COO x integral_types_and(bool) and complex64/128 (ComplexHalf COO cannot be densified on the CPU);
+- sparse variants: uncoalesced COO (a duplicate index) stays uncoalesced through the wrapper, the round trip and
+  elementwise vmap (read by ``_indices()``/``_values()``), reductions coalesce; hybrid COO (a dense dim) is batched at
+  its sparse dims only;
+- other kinds: jagged nested tensors (dim 0 only; other dims, views and shape reads raise RuntimeError, not an internal
+  assert); mkldnn and quantized tensors (not the packed quint4x2/quint2x4: no loop reference) are CPU-only, so they are
+  tested on the CPU whatever the device: the device comparison does not apply;
+- sizes: a distinct size per dim and per level, plus square inputs and nested levels of equal size; a batch of 0, inner
+  dims of 0, 0-d examples, size-1 dims;
+- call forms (every ``in_dims`` / ``out_dims`` of 1-d to 4-d tensors, ``None``, tuples, containers, dict out_dims,
+  keywords, ``chunk_size`` and ``randomness``, also per nested level), side effects (in-place writes, aliasing, levels
+  left behind), bad input (exact exception types), threads (per-thread levels).
+- torch subsystems, ``TestVmapSubsystems``: forward-mode tangents of a dual input through a hand-built level, ``jvp`` of
+  vmap and vmap of ``jvp``; second-order gradients (``create_graph``) through the wrapper of a non-leaf input and
+  ``torch.func.hessian`` of vmap (first-order per-sample gradients: ``TestAddBatchDimAndVmap``); the input's
+  ``_version`` untouched by wrapping, a new wrapper per call, a Parameter or Tensor subclass wrapped as a plain Tensor
+  wrapper, ``copy.deepcopy`` of a wrapper refused as upstream (so pickling does not apply); ``torch.return_types`` and
+  namedtuple outputs keep their type; forward pre-hooks and hooks of a module and its submodule see logical shapes,
+  BatchNorm in train mode refused, eval mode as the loop; ``torch.autocast`` (CPU, and the device when it supports it)
+  and ``set_default_dtype(float64)`` as the loop; the global RNG stream advances by B draws under "different" and one
+  under "same"; partial, callable objects, bound, static and class methods. Caches do not apply: no cache is keyed on a
+  vmap level or a wrapper.
+Other layers' warnings (ComplexHalf, quantized deprecation, fallback performance) are filtered by message where they
+arise; the hand-built COO passes check_invariants (2.13+ warns when unset); vmap must add no such warning.
+``python -m torch_npu_testing mutate`` leaves no survivor on _add_batch_dim, _remove_batch_dim or torch.vmap; a CPU run
+cannot see its "result on the CPU" faults, nor reach "in-place writes dropped" of _remove_batch_dim (it writes to no
+argument). Against device faults (``mutate --device``) results are checked on the exact device, views as views with the
+CPU's strides, computed layouts with the strides of the batch-first ops run eagerly on the device. Two survivors change
+nothing vmap returns: aten._to_copy.default:dev-promote (autocast casts the widened result again before the matmul);
+aten.movedim.int:dev-view-copy (a random batching rule's view of its own fresh draw: a copy has its values, strides).
 
 Version rules asserted for the installed release:
 
-- ``torch._functorch.vmap._add_batch_dim`` is the C function ``torch._C._functorch._add_batch_dim`` in
-  2.7.1 and a Python wrapper around it from 2.9;
-- from 2.10 the wrapper normalizes a negative ``batch_dim`` (``-1`` of a 2-D tensor is stored as ``1``; read
-  in 2.10.0's ``torch/_functorch/predispatch.py``); in 2.7.1 and 2.9.1, and for the C function on every
-  release, it is stored as is and the logical shape then drops physical dimension 0;
-- a non-tensor input with a negative ``batch_dim`` meets the normalizing wrapper's ``tensor.ndim`` first
-  (AttributeError from 2.10; TypeError of the C function's argument check before);
-- ``torch.vmap(f, chunk_size=k)`` over a batch of 0 runs no chunk: AssertionError in 2.7.1/2.9.1 (pytree's
-  spec check), AttributeError in 2.10 (``None.num_leaves``), AssertionError from 2.11 (vmap checks first);
-- a wrapper of a sparse COO tensor reports ``layout == torch.sparse_coo`` from 2.10 (sparse dispatch keys
-  propagated to functorch wrappers, pytorch PR 165765, after the 2.9 branch) and ``torch.strided`` before;
-  ``vmap(torch.sum)`` of a COO batch returns COO on every release (the loop stacks strided sums); ``vmap(
-  Tensor.to_dense)`` of COO works up to 2.13, fails an internal assert ("maybe_level.has_value()") from 2.14;
+- ``torch._functorch.vmap._add_batch_dim`` is the C function ``torch._C._functorch._add_batch_dim`` in 2.7.1 and a
+  Python wrapper around it from 2.9;
+- from 2.10 the wrapper normalizes a negative ``batch_dim`` (``-1`` of a 2-D tensor is stored as ``1``; read in 2.10.0's
+  ``torch/_functorch/predispatch.py``); in 2.7.1 and 2.9.1, and for the C function on every release, it is stored as is
+  and the logical shape then drops physical dimension 0;
+- a non-tensor input with a negative ``batch_dim`` meets the normalizing wrapper's ``tensor.ndim`` first (AttributeError
+  from 2.10; TypeError of the C function's argument check before);
+- ``torch.vmap(f, chunk_size=k)`` over a batch of 0 runs no chunk: AssertionError in 2.7.1/2.9.1 (pytree's spec check),
+  AttributeError in 2.10 (``None.num_leaves``), AssertionError from 2.11 (vmap checks first);
+- a wrapper of a sparse COO tensor reports ``layout == torch.sparse_coo`` from 2.10 (sparse dispatch keys propagated to
+  functorch wrappers, pytorch PR 165765, after the 2.9 branch) and ``torch.strided`` before; ``vmap(torch.sum)`` of a
+  COO batch returns COO on every release (the loop stacks strided sums); ``vmap(Tensor.to_dense)`` of COO works up to
+  2.13, fails an internal assert ("maybe_level.has_value()") from 2.14;
 - ``vmap(torch.count_nonzero)`` (no dim) of uint16/32/64/float8 raises NotImplementedError up to 2.12, counts from 2.13.
 
-On an accelerator every tensor lives on the device: vmap must succeed or raise as the loop does there (kernels
-differ per device), its values equal the CPU loop's; chunks under randomness="same" rewind the CPU generator
-only (``torch.get_rng_state``), so on a device the second chunk is the generator's next draw.
+On an accelerator every tensor lives on the device: vmap must succeed or raise as the loop does there (kernels differ
+per device), its values equal the CPU loop's; chunks under randomness="same" rewind the CPU generator only
+(``torch.get_rng_state``), so on a device the second chunk is the generator's next draw.
 """
 from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
                                skip_unless_vehicle, vehicle_refusal)
@@ -90,7 +87,7 @@ import warnings
 import torch
 import torch._functorch.vmap as vmap_module
 from torch._C import _functorch as functorch_c
-from torch.func import functional_call, grad, grad_and_value
+from torch.func import functional_call, grad, grad_and_value, jvp
 from torch.testing._internal.common_dtype import (
     all_types_and_complex_and, complex_types, complex_types_and, get_all_fp_dtypes, get_all_qint_dtypes,
     integral_types_and)
@@ -127,9 +124,9 @@ def vmap_level(batch_size, randomness="error"):
 
 @contextlib.contextmanager
 def seeded(seed=1234):
-    """Fix the seed of the CPU and DEVICE generators for a block and give their state back afterwards."""
+    """Fix the seed of the CPU and DEVICE generators for a block and give their state back afterwards (on a CPU box
+    torch.manual_seed would also seed the absent CUDA generators)."""
     with torch.random.fork_rng(devices=[]) if DEVICE == "cpu" else torch.random.fork_rng(device_type=DEVICE):
-        # on a CPU box torch.manual_seed would also seed the (absent) CUDA generators
         (torch.default_generator.manual_seed if DEVICE == "cpu" else torch.manual_seed)(seed)
         yield
 
@@ -143,11 +140,10 @@ def remove_batch_dim(tensor, level, batch_size, out_dim):
     return vmap_module._remove_batch_dim(tensor, level, batch_size, out_dim)
 
 
-def batch_meta(tensor):
+def batch_meta(t):
     """What a BatchedTensor exposes: is batched, level, stored batch dim, logical shape, dtype, device."""
-    return dict(batched=functorch_c.is_batchedtensor(tensor), level=functorch_c.maybe_get_level(tensor),
-                bdim=functorch_c.maybe_get_bdim(tensor), shape=tuple(tensor.shape), dtype=tensor.dtype,
-                device=tensor.device)
+    return dict(batched=functorch_c.is_batchedtensor(t), level=functorch_c.maybe_get_level(t),
+                bdim=functorch_c.maybe_get_bdim(t), shape=tuple(t.shape), dtype=t.dtype, device=t.device)
 
 
 def wrapped_meta(level, bdim, shape, like):
@@ -161,8 +157,7 @@ def checked_wrapper(test, x, batch_dim, level, what, **attributes):
     test.assert_value(batch_meta(y), wrapped_meta(level, batch_dim, without_dim(x.shape, batch_dim), x), what)
     test.assertIs(functorch_c.get_unwrapped(y), x, f"{what}: the wrapper holds the input itself, not a copy")
     seen = {name: getattr(y, name) for name in attributes}  # a method (is_conj) is called
-    test.assert_value({name: value() if callable(value) else value for name, value in seen.items()}, attributes,
-                      f"{what}: wrapper attributes")
+    test.assert_value({k: v() if callable(v) else v for k, v in seen.items()}, attributes, f"{what}: attributes")
     return y
 
 
@@ -175,15 +170,20 @@ def levels_of(tensor):
 
 
 def on_device_or_refusal(tensor):
-    """``(tensor on DEVICE, None)``, or ``(None, why)`` when the device refuses the tensor's layout (torch 2.7.1
-    checks compressed sparse members against CPU, CUDA, XPU and Meta only): the case then skips, naming the
-    device's message."""
+    """``(tensor on DEVICE, None)``, or ``(None, why)`` when the device refuses the tensor's layout (torch 2.7.1 checks
+    compressed sparse members against CPU, CUDA, XPU and Meta only): the case then skips with the device's message."""
     try:
         return tensor.to(DEVICE), None
     except RuntimeError as exc:
         if DEVICE == "cpu":
             raise
         return None, f"{DEVICE} refuses {tensor.layout} on torch {torch.__version__}: {exc}"
+
+
+def on_cpu_and_device(shape, **kwargs):
+    """int_valued(shape) on the CPU, and a copy of it on DEVICE."""
+    cpu = int_valued(shape, device="cpu", **kwargs)
+    return cpu, cpu.to(DEVICE)
 
 
 def int_valued(shape, device=DEVICE, dtype=torch.float32, offset=0):
@@ -208,8 +208,7 @@ def values_of(dtype, shape, device=DEVICE):
 def loop(func, args, in_dims, out_dim=0):
     """The reference: ``func`` applied to each example (``select`` along in_dims) and stacked at out_dim."""
     size = next(arg.shape[dim] for arg, dim in zip(args, in_dims) if dim is not None)
-    rows = [func(*(arg if dim is None else arg.select(dim, i) for arg, dim in zip(args, in_dims)))
-            for i in range(size)]
+    rows = [func(*(arg if dim is None else arg.select(dim, i) for arg, dim in zip(args, in_dims))) for i in range(size)]
     if isinstance(rows[0], tuple):  # out_dim: one for every output, or a tuple of one per output
         dims = out_dim if isinstance(out_dim, tuple) else (out_dim,) * len(rows[0])
         return tuple(torch.stack([row[k] for row in rows], dim=dim) for k, dim in enumerate(dims))
@@ -294,8 +293,7 @@ class TestAddBatchDimAndVmap(VmapTestCase):
             ndim = len(shape)
             pairs = [(d, o) for d in range(ndim) for o in range(-ndim, ndim)] + [(d, -1 - d) for d in range(-ndim, 0)]
             with self.subTest(f"shape {shape}, in_dims and out_dims in [-{ndim}, {ndim})"):
-                x_cpu, seen, outs, expected = int_valued(shape, device="cpu"), [], [], []
-                x = x_cpu.to(DEVICE)
+                (x_cpu, x), seen, outs, expected = on_cpu_and_device(shape), [], [], []
 
                 def record(t):
                     seen.append((batch_meta(t), functorch_c.get_unwrapped(t) is x))
@@ -303,8 +301,7 @@ class TestAddBatchDimAndVmap(VmapTestCase):
 
                 rows = {d: loop(centred, (x_cpu,), (d,)) for d in range(-ndim, ndim)}  # stacked at 0, moved to o
                 for d, o in pairs:
-                    outs += [*torch.vmap(record, in_dims=d, out_dims=o)(x),
-                             *hand_vmap(record, (x,), (d,), o, shape[d])]
+                    outs += [*torch.vmap(record, in_dims=d, out_dims=o)(x), *hand_vmap(record, (x,), (d,), o, shape[d])]
                     expected += [x_cpu.movedim(d, o), rows[d].movedim(0, o)] * 2
                 want = [(wrapped_meta(1, d % ndim, without_dim(shape, d % ndim), x), True) for d, _ in pairs
                         for _ in "vh"]
@@ -326,10 +323,7 @@ class TestAddBatchDimAndVmap(VmapTestCase):
             ("over stacked parameters (ensemble)", stacked, (0, None), 2,
              torch.stack([x_cpu @ stacked["weight"][e].T + stacked["bias"][e] for e in range(2)])),
         )
-
-        def forward(p, inputs):
-            return functional_call(module, p, (inputs,))
-
+        forward = lambda p, inputs: functional_call(module, p, (inputs,))
         for label, params_cpu, (param_dim, input_dim), size, expected in cases:
             params, x = {name: value.to(DEVICE) for name, value in params_cpu.items()}, x_cpu.to(DEVICE)
             via_vmap = torch.vmap(forward, in_dims=(param_dim, input_dim))(params, x)
@@ -490,12 +484,8 @@ class TestVmapNestedLevels(VmapTestCase):
     def test_nested_chunk_sizes_chunk_each_level(self):
         """vmap(vmap(f, chunk_size=inner), chunk_size=outer) over (3, 4, 2): f runs once per (outer chunk, inner
         chunk), seeing those physical batch sizes at levels 1 and 2; the values equal the nested loop's."""
-        x_cpu = int_valued((3, 4, 2), device="cpu")
-        x = x_cpu.to(DEVICE)
-
-        def func(t):
-            return t * 2 - t.sum()
-
+        x_cpu, x = on_cpu_and_device((3, 4, 2))
+        func = lambda t: t * 2 - t.sum()
         expected = nested_loop(func, x_cpu, (0, 0), (0, 0))
         for chunks, calls in (((None, None), [(3, 4)]), ((2, None), [(2, 4), (1, 4)]), ((None, 3), [(3, 3), (3, 1)]),
                               ((2, 3), [(2, 3), (2, 1), (1, 3), (1, 1)])):
@@ -523,9 +513,7 @@ class TestVmapCallForms(VmapTestCase):
         c_cpu = int_valued((4, 2), device="cpu", offset=5)
         a, b, c = (t.to(DEVICE) for t in (a_cpu, b_cpu, c_cpu))
         in_dims, out_dims, seen = (1, None, 0, None), (1, -1), []
-
-        def combine(a_, b_, c_, factor, *, shift):
-            return a_ * b_ * factor + c_.sum() + shift, a_ - b_
+        combine = lambda a_, b_, c_, factor, *, shift: (a_ * b_ * factor + c_.sum() + shift, a_ - b_)
 
         def record(a_, b_, c_, factor, *, shift):
             seen.append((tuple(functorch_c.maybe_get_bdim(t) for t in (a_, b_, c_)), b_ is b, factor, shift is b))
@@ -559,13 +547,9 @@ class TestVmapCallForms(VmapTestCase):
 
     def test_out_dims_for_tuple_nested_dict_and_unbatched_outputs(self):
         """out_dims: an int for every output, a tuple per output, nested, dict, (d,) and None for unbatched."""
-        x_cpu = int_valued((2, 3), device="cpu")
-        x = x_cpu.to(DEVICE)
+        x_cpu, x = on_cpu_and_device((2, 3))
         w = int_valued((4,), offset=3)
-
-        def stacked(factor, dim):
-            return torch.stack([x_cpu[i] * factor for i in range(2)], dim=dim)
-
+        stacked = lambda factor, dim: torch.stack([x_cpu[i] * factor for i in range(2)], dim=dim)
         cases = (  # label, func, out_dims, (path into the output, factor, dim of the stacked reference)
             ("out_dims=1 for both outputs", lambda t: (t, t * 2), 1, (((0,), 1, 1), ((1,), 2, 1))),
             ("out_dims=(0, -1)", lambda t: (t, t * 2), (0, -1), (((0,), 1, 0), ((1,), 2, -1))),
@@ -590,8 +574,7 @@ class TestVmapCallForms(VmapTestCase):
 
     def test_positional_and_keyword_parameters_agree(self):
         """torch.vmap(f, 1, 1, 'error') == torch.vmap(f, in_dims=1, out_dims=1); defaults are in_dims=out_dims=0."""
-        x_cpu = int_valued((3, 4), device="cpu")
-        x = x_cpu.to(DEVICE)
+        x_cpu, x = on_cpu_and_device((3, 4))
         self.assertIs(torch.func.vmap, torch.vmap, "torch.func.vmap and torch.vmap")
         for label, vmapped, in_dim in (
                 ("positional (1, 1, 'error')", torch.vmap(lambda t: t - t.sum(), 1, 1, "error"), 1),
@@ -602,15 +585,9 @@ class TestVmapCallForms(VmapTestCase):
 
     def test_every_chunk_size_gives_the_same_result(self):
         """chunk_size None/1/2/5/8 over 5 examples: identical outputs, chunks as requested, in-place once."""
-        x_cpu = int_valued((3, 5), device="cpu")
-        w_cpu = int_valued((3,), device="cpu", offset=1)
-        x, w = x_cpu.to(DEVICE), w_cpu.to(DEVICE)
-
-        def both(t, weight):
-            return t * weight - t.sum(), (t * 2).sum()
-
-        expected = (loop(lambda t: both(t, w_cpu)[0], (x_cpu,), (1,), 1),
-                    loop(lambda t: both(t, w_cpu)[1], (x_cpu,), (1,), 0))
+        (x_cpu, x), (w_cpu, w) = on_cpu_and_device((3, 5)), on_cpu_and_device((3,), offset=1)
+        both = lambda t, weight: (t * weight - t.sum(), (t * 2).sum())
+        expected = loop(lambda t: both(t, w_cpu), (x_cpu,), (1,), (1, 0))
         for chunk_size, chunks in ((None, [5]), (1, [1] * 5), (2, [2, 2, 1]), (5, [5]), (8, [5])):
             with self.subTest(f"chunk_size={chunk_size}"):
                 seen = []
@@ -644,12 +621,11 @@ class TestVmapCallForms(VmapTestCase):
                            "dropout in eval mode is not random and works under 'error'")
 
     def test_different_and_same_draw_as_one_seeded_draw(self):
-        """'different': one draw of shape (B, 3); 'same': one draw of (3,) for every row (also by hand, chunked),
-        also for torch.rand(3) inside vmap; an in-place draw into a captured tensor raises under 'different'.
-        Draws are compared with a seeded draw on the same device (the CPU's and an accelerator's generators
-        differ); rows drawn under 'different' with a chunk_size only have to differ (chunking is device-specific).
-        The 'different' draw follows the physical layout: in_dims=1 of x.t() gives the rows of in_dims=0 of x.
-        """
+        """'different': one draw of shape (B, 3); 'same': one draw of (3,) for every row (also by hand, chunked), also
+        for torch.rand(3) inside vmap; an in-place draw into a captured tensor raises under 'different'. Draws are
+        compared with a seeded draw on the same device (the CPU's and an accelerator's generators differ); rows drawn
+        under 'different' with a chunk_size only have to differ (chunking is device-specific). The 'different' draw
+        follows the physical layout: in_dims=1 of x.t() gives the rows of in_dims=0 of x."""
         x = int_valued((4, 3))
         for mode, reference_shape in (("different", (4, 3)), ("same", (3,))):
             with seeded():
@@ -1071,8 +1047,7 @@ class TestVmapSizes(VmapTestCase):
         one_cpu = int_valued((1, 1, 3), device="cpu")  # a batch of 1
         zero, empty, scalars, one = (t.to(DEVICE) for t in (zero_cpu, empty_cpu, scalars_cpu, one_cpu))
         by_hand = (  # input, batch_dim, logical shape, op, out_dim, expected
-            (zero, 0, (3,), lambda t: t * 2, 0, zero_cpu),
-            (empty, 2, (2, 0), lambda t: t + 1, 0, torch.zeros(3, 2, 0)),
+            (zero, 0, (3,), lambda t: t * 2, 0, zero_cpu), (empty, 2, (2, 0), lambda t: t + 1, 0, torch.zeros(3, 2, 0)),
             (scalars, 0, (), lambda t: t * t, 0, scalars_cpu * scalars_cpu),
             (one, 1, (1, 3), lambda t: t.sum(-1), 1, one_cpu.sum(-1)),
         )
@@ -1114,16 +1089,13 @@ class TestVmapSizes(VmapTestCase):
 
 
 # --------------------------------------------------------------------------- side effects
-VIEW_OPS = (  # label, a view of one (3, 4) example, the input's dtype
-    *((label, view, torch.float32) for label, view in (
-        ("identity", lambda t: t), ("t[1:]", lambda t: t[1:]), ("t[1]", lambda t: t[1]), ("t[...]", lambda t: t[...]),
-        ("transpose(0, 1)", lambda t: t.transpose(0, 1)),
-        ("movedim(0, 1)", lambda t: t.movedim(0, 1)), ("unsqueeze(1)", lambda t: t.unsqueeze(1)),
-        ("view(3, 2, 2)", lambda t: t.view(3, 2, 2)), ("expand", lambda t: t.expand(2, 3, 4)),
-        ("detach()", torch.Tensor.detach))),
-    *((label, view, torch.complex64) for label, view in (
-        ("view_as_real", torch.view_as_real), ("real", lambda t: t.real), ("conj()", torch.conj))),
-)
+VIEW_OPS = (  # label, a view of one (3, 4) example (of a float32 input; complex64 for COMPLEX_VIEWS)
+    ("identity", lambda t: t), ("t[1:]", lambda t: t[1:]), ("t[1]", lambda t: t[1]), ("t[...]", lambda t: t[...]),
+    ("transpose(0, 1)", lambda t: t.transpose(0, 1)), ("movedim(0, 1)", lambda t: t.movedim(0, 1)),
+    ("unsqueeze(1)", lambda t: t.unsqueeze(1)), ("view(3, 2, 2)", lambda t: t.view(3, 2, 2)),
+    ("expand", lambda t: t.expand(2, 3, 4)), ("detach()", torch.Tensor.detach), ("view_as_real", torch.view_as_real),
+    ("real", lambda t: t.real), ("conj()", torch.conj))
+COMPLEX_VIEWS = ("view_as_real", "real", "conj()")
 
 
 class TestVmapSideEffects(VmapTestCase):
@@ -1186,7 +1158,8 @@ class TestVmapSideEffects(VmapTestCase):
         def storage(t):
             return t.untyped_storage().data_ptr()
 
-        for (label, view, dtype), in_dim in itertools.product(VIEW_OPS, (0, 1)):
+        for (label, view), in_dim in itertools.product(VIEW_OPS, (0, 1)):
+            dtype = torch.complex64 if label in COMPLEX_VIEWS else torch.float32
             x_cpu = values_of(dtype, (3, 2, 4) if in_dim == 0 else (2, 3, 4), device="cpu").transpose(0, 1)
             x, what = x_cpu.to(DEVICE), f"vmap({label}, in_dims={in_dim})"
             got, want = (torch.vmap(view, in_dims=in_dim)(t) for t in (x, x_cpu))
@@ -1336,8 +1309,7 @@ class TestVmapThreads(VmapTestCase):
     def test_levels_are_per_thread_in_both_directions(self):
         """Main holds a level: a worker sees none and vmaps at level 1; a worker holding a level: another thread
         started from it sees none either, and main's level is untouched by both."""
-        x_cpu = int_valued((2, 3), device="cpu")
-        x = x_cpu.to(DEVICE)
+        x_cpu, x = on_cpu_and_device((2, 3))
 
         def vmap_here():
             levels = []
@@ -1388,8 +1360,7 @@ class TestVmapSubsystems(VmapTestCase):
         """A dual tensor wrapped by _add_batch_dim keeps its tangent: d(x*x) = 2x*t by hand; jvp of vmap(sin) is
         cos(x)*t, vmap of jvp too."""
         import torch.autograd.forward_ad as fwad
-        x_cpu, t_cpu = int_valued((2, 3), device="cpu"), int_valued((2, 3), device="cpu", offset=3)
-        x, t = x_cpu.to(DEVICE), t_cpu.to(DEVICE)
+        (x_cpu, x), (t_cpu, t) = on_cpu_and_device((2, 3)), on_cpu_and_device((2, 3), offset=3)
         with fwad.dual_level():
             with vmap_level(2) as level:
                 wrapped = add_batch_dim(fwad.make_dual(x, t), 0, level)
@@ -1397,14 +1368,12 @@ class TestVmapSubsystems(VmapTestCase):
             tangent = fwad.unpack_dual(out).tangent
         self.assertIsNotNone(tangent, "the tangent of a dual input through _add_batch_dim")
         self.assert_tensor(tangent, 2 * x_cpu * t_cpu, "forward-mode tangent by hand")
-        expected = (torch.sin(x_cpu.double()), torch.cos(x_cpu.double()) * t_cpu)
-        jvp = torch.func.jvp
+        expected = (torch.sin(x_cpu.double()).float(), (torch.cos(x_cpu.double()) * t_cpu).float())
         for label, run in (("jvp of vmap", lambda: jvp(torch.vmap(torch.sin), (x,), (t,))),
                            ("vmap of jvp", lambda: torch.vmap(lambda a, b: jvp(torch.sin, (a,), (b,)))(x, t))):
             first, again = run(), run()
             for name, got, want, repeated in zip(("sin", "tangent"), first, expected, again):
-                self.assert_value(got.dtype, torch.float32, f"{label}: dtype of the {name}")
-                self.assert_tensor(got.double(), want, f"{label}: {name}", atol=1e-6)
+                self.assert_tensor(got, want, f"{label}: {name}", atol=1e-6)
                 self.assert_tensor(repeated, got, f"{label}: {name} of a repeated call, bit for bit")
 
     def test_second_order_gradients_through_the_wrapper(self):
@@ -1512,8 +1481,7 @@ class TestVmapSubsystems(VmapTestCase):
 
     def test_callables_that_are_not_functions(self):
         """vmap of a partial, a callable object, a bound, static and class method and an unbound Tensor method."""
-        x_cpu = int_valued((4, 3), device="cpu")
-        x = x_cpu.to(DEVICE)
+        x_cpu, x = on_cpu_and_device((4, 3))
         obj = Tripler()
         for label, func, expected in (("partial", functools.partial(torch.mul, other=3.0), x_cpu * 3),
                                       ("callable object", obj, x_cpu * 3), ("bound method", obj.method, x_cpu * 3),
