@@ -169,17 +169,6 @@ def levels_of(tensor):
     return [own] + levels_of(functorch_c.get_unwrapped(tensor))
 
 
-def on_device_or_refusal(tensor):
-    """``(tensor on DEVICE, None)``, or ``(None, why)`` when the device refuses the tensor's layout (torch 2.7.1 checks
-    compressed sparse members against CPU, CUDA, XPU and Meta only): the case then skips with the device's message."""
-    try:
-        return tensor.to(DEVICE), None
-    except RuntimeError as exc:
-        if DEVICE == "cpu":
-            raise
-        return None, f"{DEVICE} refuses {tensor.layout} on torch {torch.__version__}: {exc}"
-
-
 def on_cpu_and_device(shape, **kwargs):
     """int_valued(shape) on the CPU, and a copy of it on DEVICE."""
     cpu = int_valued(shape, device="cpu", **kwargs)
@@ -854,12 +843,12 @@ class TestAddBatchDimLayouts(VmapTestCase):
         dense_cpu = int_valued((3, 4, 6), device="cpu")
         for layout in SPARSE_LAYOUTS[1:]:
             blocks = (2, 2) if layout in (torch.sparse_bsr, torch.sparse_bsc) else None
-            x, refused = on_device_or_refusal(dense_cpu.to_sparse(layout=layout, blocksize=blocks))
+            sparse = dense_cpu.to_sparse(layout=layout, blocksize=blocks)
             for batch_dim in range(3):
                 what = f"{layout}, batch_dim={batch_dim}"
                 with self.subTest(what):
-                    if refused:
-                        self.skipTest(refused)
+                    skip_unless_vehicle(self, f"{layout} moved to {DEVICE}", lambda: sparse.to(DEVICE))
+                    x = sparse.to(DEVICE)
                     with vmap_level(dense_cpu.shape[batch_dim]) as level, self.assert_raises_exactly(
                             RuntimeError, f"_add_batch_dim of {what}", match="do not have strides"):
                         add_batch_dim(x, batch_dim, level)
