@@ -166,7 +166,7 @@ def test_the_gaps_a_run_met_as_one_short_table(tmp_path):
     path = tmp_path / "gaps.jsonl"
     double = "aclnnMul not implemented for DT_DOUBLE"
     path.write_text(json.dumps({"op": "mul", "dtype": "DT_DOUBLE", "message": double}) + "\n"
-                    + json.dumps({"op": "_to_copy", "dtype": "DT_UINT16", "message": "m | u16"}) + "\nnot json\n",
+                    + json.dumps({"op": "_to_copy", "dtype": "DT_UINT16", "message": "m | u16"}) + "\n",
                     encoding="utf-8")
     reasons = [f"device limit, vehicle x * k, torch.float64: {double}", "not applicable: something else",
                "device limit, documented for the API, torch.mul float64: " + double,
