@@ -102,6 +102,16 @@ def test_a_corrupt_gaps_line_is_one_line_exit_2_nothing_written(exported, tmp_pa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("device, stand_in, on_device", [("npu", None, True), ("npu", "simulated", True),
+                                                         ("npu", "available", False), ("cpu", None, False),
+                                                         ("cpu", "none", False)])
+def test_on_a_device_means_an_npu_with_a_device_behind_it(verified_run, device, stand_in, on_device):
+    envs = copy.deepcopy(verified_run[1]["envs"])
+    envs[0]["results"]["probe"]["device"]["type"] = device
+    summary = record.gaps_summary(envs, {"mode": stand_in} if stand_in else None)
+    assert summary["on_device"] is on_device and len(summary["rows"]) == 3
+
+
 def test_gaps_read_refuses_a_line_that_is_not_a_gap(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text(json.dumps({"op": "mul", "dtype": "DT_DOUBLE", "message": DOUBLE}) + "\n\n[1, 2]\n")

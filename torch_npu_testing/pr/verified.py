@@ -70,7 +70,7 @@ def gather(path, ascend, files, branch):
     problems += [f"verify: {problem}" for problem in failed]
     patches = {item["path"] for item in files if item["kind"] != TEST_FILE}
     slim = _slim(document, paths, patches)
-    slim["gaps"] = verify_record.gaps_summary(slim.get("envs", []))  # of the PR's files (a /1 record: derived)
+    slim["gaps"] = verify_record.gaps_summary(slim.get("envs", []), slim.get("stand_in"))  # the PR's files
     return {"path": path, "state": state, "problems": problems, "record": slim, "device_gaps": slim["gaps"]}
 
 

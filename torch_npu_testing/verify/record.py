@@ -26,10 +26,10 @@ shape ``report`` renders and checks for staleness) per interpreter:
 ``torch_npu_testing.verify/2`` adds the device gaps the runs met (:mod:`..common.gaps`): per whole-file run
 ``verify.device_gaps`` (the simulated NPU's own rows, from ``$TORCH_NPU_TESTING_GAPS``, which verify points
 at a file of its own per run), and ``gaps`` (:func:`gaps_summary`): ``on_device`` (an env's probe measured
-``npu``), ``limits`` (the ``TORCH_NPU_TESTING_LIMITS`` tables the runs saw), ``rows`` (each gap once, from
-the cases' skip reasons and failures and the device's rows) and ``files`` (per env and file: ``ran``,
-``device_limit``, ``other_skips``). :func:`load` reads both versions; a ``/1`` record's gaps are derived
-from its cases by the same function.
+``npu``, no stand-in but the simulated NPU), ``limits`` (the ``TORCH_NPU_TESTING_LIMITS`` tables the runs
+saw), ``rows`` (each gap once, from the cases' skip reasons and failures and the device's rows) and
+``files`` (per env and file: ``ran``, ``device_limit``, ``other_skips``). :func:`load` reads both versions;
+a ``/1`` record's gaps are derived from its cases by the same function.
 """
 import datetime
 import json
@@ -78,9 +78,10 @@ def problems_of(envs):
     return list(dict.fromkeys(found))
 
 
-def gaps_summary(envs):
+def gaps_summary(envs, stand_in=None):
     """The device gaps of ``envs`` (a record's, or pr's part of it): see the module docstring. Whole-file runs
-    only (a grad-mode probe runs the file again); a file not run is not counted."""
+    only (a grad-mode probe runs the file again); a file not run is not counted. On a device: an env's probe
+    measured ``npu`` and no stand-in but the simulated NPU was in place (one reporting an NPU has no device)."""
     runs = [(env, run) for env in envs for run in env["results"]["runs"] if run["verify"]["kind"] == "file"]
     rows = gaps.merged(*[gaps.from_cases(run["cases"]) for _, run in runs],
                        *[run["verify"].get("device_gaps") or [] for _, run in runs])
@@ -89,7 +90,8 @@ def gaps_summary(envs):
     devices = {((env["results"].get("probe") or {}).get("device") or {}).get("type") for env in envs}
     limits = sorted({run["verify"].get("environment", {}).get("TORCH_NPU_TESTING_LIMITS") for _, run in runs}
                     - {None, ""})
-    return {"on_device": "npu" in devices, "limits": limits, "rows": rows, "files": files}
+    on_device = "npu" in devices and (stand_in or {}).get("mode") in (None, "simulated")
+    return {"on_device": on_device, "limits": limits, "rows": rows, "files": files}
 
 
 def document(plan, envs, stand_in, command, started_at, seconds):
@@ -101,7 +103,7 @@ def document(plan, envs, stand_in, command, started_at, seconds):
             "files": [file_entry(target) for target in plan.files],
             "patches_skipped": [{"path": path, "why": "an upstream patch: its evidence is `upstream run`'s"}
                                 for path in plan.patches],
-            "envs": envs, "gaps": gaps_summary(envs), "problems": problems,
+            "envs": envs, "gaps": gaps_summary(envs, stand_in), "problems": problems,
             "verdict": "fail" if problems else "pass"}
 
 
