@@ -166,8 +166,8 @@ def test_no_table_off_a_device_with_none_met_one_line_on_a_device():
 
 
 def test_the_table_is_cut_when_the_body_must_shrink():
-    rows = [{"kind": "API", "what": f"torch.op{i} float64", "documented": True, "message": "m" * 300, "cases": 1}
-            for i in range(40)]
+    rows = [{"kind": "API", "what": f"torch.op{i} float64", "documented": True, "message": f"{i} " + "m" * 300,
+             "cases": 1} for i in range(40)]
     summary = {"on_device": True, "limits": [], "rows": rows, "files": []}
     full, cut = "\n".join(devicegaps.lines(summary)), "\n".join(devicegaps.lines(summary, {"max_gaps": 10}))
     assert "10 more gaps in the record." in full and "30 more gaps in the record." in cut
@@ -231,3 +231,14 @@ def test_the_pr_body_carries_the_gaps_table(kit, ascend_repo, env_python, tmp_pa
     assert f"| `{TEST_FILE}` | 1 | 1 | 0 |" in table
     assert "| vehicle | x * k, torch.float64 | - | aclnnMul not implemented for DT_DOUBLE | 1 |" in table
     assert facts["verify"]["device_gaps"]["rows"][0]["what"] == "x * k, torch.float64"
+
+
+def test_the_table_says_one_message_once_with_every_case_it_refused():
+    dense = "aclnnToDense: torch.Tensor.to_dense is not supported on Atlas A2 (✘ in Ascend's docs)"
+    rows = gaps.from_reasons([f"device limit, vehicle COO {dtype} densified on npu: {dense}"
+                              for dtype in ("torch.float32", "torch.int8", "torch.float32")]
+                             + [f"device limit, documented for the API, to_dense int8: {dense}"])
+    assert len(gaps.merged(rows)) == 3  # the record keeps each what
+    table = gaps.render(gaps.merged(rows)).splitlines()
+    both = "COO torch.float32 densified on npu; COO torch.int8 densified on npu"
+    assert table[2:] == [f"| vehicle | {both} | - | {dense} | 3 |", f"| API | to_dense int8 | yes | {dense} | 1 |"]

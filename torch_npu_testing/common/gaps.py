@@ -131,15 +131,31 @@ def _cell(text, chars=MESSAGE_CHARS):
     return text if len(text) <= chars else text[:chars - 3] + "..."
 
 
+def grouped(rows):
+    """The rows that say the same (kind, documented, message) as one: their ``what`` joined by ``; ``, their
+    cases summed (a device densifying eleven sparse layouts is one line of the table; the record keeps all)."""
+    groups = {}
+    for row in rows:
+        key = (row["kind"], row["documented"], row["message"])
+        if key not in groups:
+            groups[key] = dict(row)
+            continue
+        into = groups[key]
+        into["what"] = f"{into['what']}; {row['what']}"
+        if row.get("cases") is not None:
+            into["cases"] = (into.get("cases") or 0) + row["cases"]
+    return list(groups.values())
+
+
 def render(rows, limit=30):
-    """The Markdown table of ``rows`` (at most ``limit``, then a line saying how many more)."""
+    """The Markdown table of ``rows`` (:func:`grouped`; at most ``limit``, then a line saying how many more)."""
     if not rows:
         return NONE_MET
-    lines = list(HEADER)
+    lines, rows = list(HEADER), grouped(rows)
     for row in rows[:limit]:
         documented = "-" if row["documented"] is None else ("yes" if row["documented"] else "no")
         cases = "-" if row.get("cases") is None else row["cases"]
-        lines.append(f"| {row['kind']} | {_cell(row['what'], 80)} | {documented} | {_cell(row['message'])} | "
+        lines.append(f"| {row['kind']} | {_cell(row['what'], 160)} | {documented} | {_cell(row['message'])} | "
                      f"{cases} |")
     if len(rows) > limit:
         lines.append(f"\n{len(rows) - limit} more gaps in the record.")
