@@ -16,6 +16,7 @@ import sys
 
 import pytest
 from export_repo import CONFIG, clone, make_kit, make_origin
+from limits_fixture import make_docs_repo
 import test_pr
 from test_pr import KIT_HEADER, TEST_FILE, export_and_verify, make_results, run_pr, section, write
 
@@ -110,6 +111,29 @@ def test_on_a_device_means_an_npu_with_a_device_behind_it(verified_run, device, 
     envs[0]["results"]["probe"]["device"]["type"] = device
     summary = record.gaps_summary(envs, {"mode": stand_in} if stand_in else None)
     assert summary["on_device"] is on_device and len(summary["rows"]) == 3
+
+
+def test_on_the_simulated_npu_with_limits_the_record_lists_what_the_device_refused(tmp_path, monkeypatch, capsys):
+    """The real chain: the simulated NPU with a limits table (from a docs tree in Ascend's shape) refuses the
+    float64 vehicle (a labelled skip) and a uint16 copy a case catches (the device's own log, through the file
+    verify points ``$TORCH_NPU_TESTING_GAPS`` at); the record says the table and that it ran on a device."""
+    table = tmp_path / "limits.json"
+    assert cli_main(["limits", "--ascend", str(make_docs_repo(tmp_path / "docs")), "--torch", "2.13",
+                     "--out", str(table)]) == 0
+    dest = clone(make_origin(tmp_path / "src"), tmp_path / "dest")
+    kit = make_kit(tmp_path / "k", "kit_limits_device_api.py")
+    assert cli_main(["export", "master", str(dest), "--kit", str(kit), "--api", CONFIG_API]) == 0
+    monkeypatch.setenv("TORCH_NPU_TESTING_LIMITS", str(table))
+    capsys.readouterr()
+    assert cli_main(["verify", "master", str(dest), "--kit", str(kit), "--python", sys.executable,
+                     "--stand-in-npu=simulated", "--out", str(tmp_path / "out")]) == 0, capsys.readouterr()
+    summary = json.loads((tmp_path / "out" / RECORD).read_text())["gaps"]
+    assert summary["on_device"] is True and summary["limits"] == [str(table)]
+    rows = [(row["kind"], row["what"], row["message"].split(" (")[0]) for row in summary["rows"]]
+    assert rows[0] == ("vehicle", "x * k, torch.float64", DOUBLE)
+    assert ("device", "_to_copy DT_UINT16", "aclnnToCopy not implemented for DT_UINT16") in rows
+    assert ("device", "mul DT_DOUBLE", DOUBLE) not in rows  # the vehicle's row says it
+    assert summary["files"][0]["device_limit"] == 1 and summary["files"][0]["other_skips"] == 0
 
 
 def test_gaps_read_refuses_a_line_that_is_not_a_gap(tmp_path):

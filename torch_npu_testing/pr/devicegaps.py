@@ -42,5 +42,6 @@ def lines(summary, options=None):
         f"Per env and file, the cases skipped for a device limit beside the cases that ran ({_limits(summary)}; "
         "counts of the JUnit XML: tests, and their failing and skipped subtests):", ""] + FILE_HEADER + \
         _file_rows(summary) + ["", "Each gap once (`vehicle`: the case's own helper ops, not applicable on the "
-                               "device; `API`: the API under test, documented by Ascend or a finding):", "",
+                               "device; `API`: the API under test, documented by Ascend or a finding; `device`: a "
+                               "refusal the device logged that no case's outcome names):", "",
                                gaps.render(summary["rows"], options.get("max_gaps", 30)), ""]
