@@ -18,7 +18,7 @@ import pytest
 from export_repo import CONFIG, clone, make_kit, make_origin
 from limits_fixture import make_docs_repo
 import test_pr
-from test_pr import KIT_HEADER, TEST_FILE, export_and_verify, make_results, run_pr, section, write
+from test_pr import EVIDENCE, KIT_HEADER, TEST_FILE, export_and_verify, make_results, run_pr, section, write
 
 from torch_npu_testing.__main__ import main as cli_main
 from torch_npu_testing.common import gaps, results
@@ -255,6 +255,8 @@ def test_the_pr_body_carries_the_gaps_table(kit, ascend_repo, env_python, tmp_pa
     assert f"| `{TEST_FILE}` | 1 | 1 | 0 |" in table
     assert "| vehicle | x * k, torch.float64 | - | aclnnMul not implemented for DT_DOUBLE | 1 |" in table
     assert facts["verify"]["device_gaps"]["rows"][0]["what"] == "x * k, torch.float64"
+    attachment = (kit / "reports" / EVIDENCE).read_text()
+    assert "## 设备缺口 / every device gap" in attachment and table.splitlines()[-2] in attachment
 
 
 def test_the_table_says_one_message_once_with_every_case_it_refused():

@@ -20,7 +20,7 @@ STEPS = (
     ({"plan_level": "names"}, "the test plan without docstrings"),
     ({"max_trace": 0}, "tracebacks left out (failures listed with their reason)"),
     ({"max_hits": 5}, "related tests cut to 5 per API"),
-    ({"max_gaps": 10}, "the device gaps table cut to 10 rows (every gap is in the verify record)"),
+    ({"max_gaps": 10}, "the device gaps table cut to 10 rows (every gap is in the attachment)"),
     ({"plan_level": "classes"}, "the test plan per test class"),
 )
 LOG_START, LOG_END = "<!-- log: start -->", "<!-- log: end -->"
