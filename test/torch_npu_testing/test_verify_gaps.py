@@ -74,6 +74,7 @@ def test_the_record_lists_each_gap_once_and_per_file_counts(verified_run):
     assert all(row["files"] == [CONFIG] for row in summary["rows"])
     (counts,) = summary["files"]
     assert counts["path"] == CONFIG and counts["device_limit"] == 2 and counts["other_skips"] == 0
+    assert counts["run"] == record.WHOLE_FILE
     (env,) = document["envs"]
     (run,) = env["results"]["runs"]
     # their 2 tests and test_runs; xmlrunner writes the skipped subtest, not its test's passing float32 part
@@ -168,7 +169,8 @@ def test_pr_carries_the_table_and_reads_an_old_record(exported, verified_run, tm
     assert facts["state"] == "ok" and facts["device_gaps"] == document["gaps"]
     text = "\n".join(devicegaps.lines(facts["device_gaps"]))
     assert text.startswith(devicegaps.HEADING) and "no limits table" in text
-    assert f"| `{document['envs'][0]['name']}` | `{CONFIG}` | {document['gaps']['files'][0]['ran']} | 2 | 0 |" in text
+    assert (f"| `{document['envs'][0]['name']}` | `{CONFIG}` | {record.WHOLE_FILE} | "
+            f"{document['gaps']['files'][0]['ran']} | 2 | 0 |") in text
     assert f"| vehicle | x * k, torch.float64 | - | {DOUBLE} | 1 |" in text
     assert f"| API | torch.mul int16 | yes | {INT16} | 1 |" in text and "| device | _to_copy DT_UINT16 |" in text
     old = copy.deepcopy(document)
@@ -252,7 +254,8 @@ def test_the_pr_body_carries_the_gaps_table(kit, ascend_repo, env_python, tmp_pa
     assert code == 0, stderr
     verification = section(markdown, "【功能验证】")
     table = verification[verification.index(devicegaps.HEADING):verification.index("### 测试命令")]
-    assert f"| `{TEST_FILE}` | 1 | 1 | 0 |" in table
+    assert f"| `{TEST_FILE}` | {record.WHOLE_FILE} | 1 | 1 | 0 |" in table
+    assert f"| `{TEST_FILE}` | {record.PROBE_RUN} | 1 | 1 | 0 |" in table  # the grad-mode file's probe counts too
     assert "| vehicle | x * k, torch.float64 | - | aclnnMul not implemented for DT_DOUBLE | 1 |" in table
     assert facts["verify"]["device_gaps"]["rows"][0]["what"] == "x * k, torch.float64"
     attachment = (kit / "reports" / EVIDENCE).read_text()
@@ -268,3 +271,16 @@ def test_the_table_says_one_message_once_with_every_case_it_refused():
     table = gaps.render(gaps.merged(rows)).splitlines()
     both = "COO torch.float32 densified on npu; COO torch.int8 densified on npu"
     assert table[2:] == [f"| vehicle | {both} | - | {dense} | 3 |", f"| API | to_dense int8 | yes | {dense} | 1 |"]
+
+
+def test_verify_says_the_probes_counts_apart_and_nothing_off_a_device_with_none_met():
+    from torch_npu_testing.verify.cli import gaps_lines
+
+    files = [{"env": "e", "path": "test/t.py", "run": record.WHOLE_FILE, "ran": 38, "device_limit": 156,
+              "other_skips": 0},
+             {"env": "e", "path": "test/t.py", "run": record.PROBE_RUN, "ran": 659, "device_limit": 156,
+              "other_skips": 2}]
+    assert gaps_lines({"on_device": True, "limits": ["t.json"], "rows": [{}], "files": files}) == [
+        "  device gaps met: 1 (limits: t.json)", "    e  test/t.py: 38 ran, 156 skipped for a device limit",
+        "    e  test/t.py (grad-mode probe: every subtest): 659 ran, 156 skipped for a device limit, 2 other skips"]
+    assert gaps_lines({"on_device": False, "limits": [], "rows": [], "files": files}) == []

@@ -11,16 +11,17 @@ the cases that ran. Facts from :func:`torch_npu_testing.verify.record.gaps_summa
 the record. Nothing when no run was on a device and no gap was met; one line when a device met none.
 """
 from ..common import gaps
+from ..verify import record as record_module
 from .task_sections import code
 
 HEADING = "### 设备缺口 / device gaps met"
-FILE_HEADER = ["| env | file | cases that ran | skipped for a device limit | other skips |",
-               "| --- | --- | --- | --- | --- |"]
+FILE_HEADER = ["| env | file | run | cases that ran | skipped for a device limit | other skips |",
+               "| --- | --- | --- | --- | --- | --- |"]
 
 
 def _file_rows(summary):
-    return [f"| {code(item['env'])} | {code(item['path'])} | {item['ran']} | {item['device_limit']} | "
-            f"{item['other_skips']} |" for item in summary["files"]]
+    return [f"| {code(item['env'])} | {code(item['path'])} | {item.get('run', '')} | {item['ran']} | "
+            f"{item['device_limit']} | {item['other_skips']} |" for item in summary["files"]]
 
 
 def _limits(summary):
@@ -36,11 +37,12 @@ def lines(summary, options=None):
         return []
     head = [HEADING, ""]
     if not summary["rows"]:
-        ran = sum(item["ran"] for item in summary["files"])
+        ran = sum(item["ran"] for item in summary["files"] if item.get("run", record_module.WHOLE_FILE)
+                  == record_module.WHOLE_FILE)
         return head + [f"{gaps.NONE_MET} ({ran} cases ran; {_limits(summary)})", ""]
     return head + [
-        f"Per env and file, the cases skipped for a device limit beside the cases that ran ({_limits(summary)}; "
-        "counts of the JUnit XML: tests, and their failing and skipped subtests):", ""] + FILE_HEADER + \
+        f"Per env and file, the cases skipped for a device limit beside the cases that ran ({_limits(summary)}):",
+        ""] + FILE_HEADER + \
         _file_rows(summary) + ["", "Each gap once (`vehicle`: the case's own helper ops, not applicable on the "
                                "device; `API`: the API under test, documented by Ascend or a finding; `device`: a "
                                "refusal the device logged that no case's outcome names):", "",

@@ -156,4 +156,6 @@ def gaps_lines(summary):
         return []
     lines = [f"  device gaps met: {len(summary['rows'])}" + (f" (limits: {', '.join(summary['limits'])})"
                                                              if summary["limits"] else " (no limits table)")]
-    return lines + [f"    {item['env']}  {item['path']}: {gaps.counts_text(item)}" for item in summary["files"]]
+    return lines + [f"    {item['env']}  {item['path']}"
+                    + (" (grad-mode probe: every subtest)" if item["run"] == record.PROBE_RUN else "")
+                    + f": {gaps.counts_text(item)}" for item in summary["files"]]

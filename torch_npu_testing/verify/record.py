@@ -28,7 +28,7 @@ shape ``report`` renders and checks for staleness) per interpreter:
 at a file of its own per run), and ``gaps`` (:func:`gaps_summary`): ``on_device`` (an env's probe measured
 ``npu``, no stand-in but the simulated NPU), ``limits`` (the ``TORCH_NPU_TESTING_LIMITS`` tables the runs
 saw), ``rows`` (each gap once, from the cases' skip reasons and failures and the device's rows) and
-``files`` (per env and file: ``ran``, ``device_limit``, ``other_skips``). :func:`load` reads both versions;
+``files`` (per env, file and ``run``: ``ran``, ``device_limit``, ``other_skips``). :func:`load` reads both versions;
 a ``/1`` record's gaps are derived from its cases by the same function.
 """
 import datetime
@@ -78,15 +78,22 @@ def problems_of(envs):
     return list(dict.fromkeys(found))
 
 
+WHOLE_FILE = "the whole file (its JUnit XML: a test with a skipped subtest shows only its failing and skipped ones)"
+PROBE_RUN = "the grad-mode probe, grad enabled at start (the kit's recorder: every subtest)"
+
+
 def gaps_summary(envs, stand_in=None):
     """The device gaps of ``envs`` (a record's, or pr's part of it): see the module docstring. Whole-file runs
-    only (a grad-mode probe runs the file again); a file not run is not counted. On a device: an env's probe
+    only for the rows (a grad-mode probe runs the file again: its counts, of every subtest, are a ``files``
+entry of their own, ``run`` says which); a file not run is not counted. On a device: an env's probe
     measured ``npu`` and no stand-in but the simulated NPU was in place (one reporting an NPU has no device)."""
     runs = [(env, run) for env in envs for run in env["results"]["runs"] if run["verify"]["kind"] == "file"]
     rows = gaps.merged(*[gaps.from_cases(run["cases"]) for _, run in runs],
                        *[run["verify"].get("device_gaps") or [] for _, run in runs])
-    files = [dict(env=env["name"], path=run["path"], **gaps.counts(run["cases"])) for env, run in runs
+    files = [dict(env=env["name"], path=run["path"], run=WHOLE_FILE, **gaps.counts(run["cases"])) for env, run in runs
              if not run["verify"].get("not_run")]
+    files += [dict(env=env["name"], path=run["path"], run=PROBE_RUN, **gaps.counts(run["cases"])) for env in envs
+              for run in env["results"]["runs"] if run["verify"]["kind"] != "file" and run["initial_grad_mode"]]
     devices = {((env["results"].get("probe") or {}).get("device") or {}).get("type") for env in envs}
     limits = sorted({run["verify"].get("environment", {}).get("TORCH_NPU_TESTING_LIMITS") for _, run in runs}
                     - {None, ""})
