@@ -86,7 +86,11 @@ Where upstream releases differ, the installed release's behaviour is asserted:
 On a CPU box every contract point is checked on the CPU against independently computed values. On an
 accelerator the computation driven under the patch runs on the device and must equal the CPU reference
 exactly (the inputs are small integer or half-integer numbers, exact in every dtype used), with the
-strides of eager on the device.
+strides of eager on the device. ``config.patch`` dispatches no device op, so whatever the device refuses is a
+vehicle: a case whose computation the device refuses eagerly (probed once per case, forward and backward), whose
+input it cannot hold, or whose refusal message it cannot print is left out of the compiled graph and skips with
+the device's message (Ascend documents e.g. no complex ``add``, no float64 ``mul``/``ne``, no uint16/32/64 or
+float8 copies and ``to_sparse`` as unsupported on Atlas A2).
 """
 from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
                                skip_unless_vehicle, vehicle_refusal)
