@@ -49,7 +49,9 @@ Input classes and where they are tested:
   with RuntimeError for CSC, BSR and BSC, as upstream does; integer and bool leaves refuse
   ``requires_grad_()`` and stay untracked; uint16/32/64 and float8 are left out: upstream's CPU lacks
   sparse kernels for them, e.g. ``to_sparse`` of uint16 and ``mul`` of a float8 CSR tensor raise
-  NotImplementedError);
+  NotImplementedError). The sparse leaves are built on the CPU and moved, so no conversion runs on the device;
+  densifying there is the vehicle of the gradient half: where the device refuses it (``to_dense`` is ✘ on
+  Atlas A2) that half skips with its message and ``s * 2`` (layout, dtype, values, history) still runs;
 - sizes, ``TestCloneRegionSizes``: distinct sizes per dim, a square input, zero-size, 0-d and size-1;
 - bad input, ``TestSetGradEnabledBadInput``: non-bool modes (numbers, None, str, list, 0-d tensors of
   every dtype above) raise TypeError at construction and through ``clone()``; wrong signatures too;
@@ -74,10 +76,10 @@ propagate in either mode), second-order gradients and ``torch.func.grad`` with a
 outer no_grad); version counters of leaves and saved tensors updated in place, identity of the clone and of
 ``__enter__``'s None; containers a decorated function returns (dict, namedtuple, ``torch.return_types``,
 nested lists: the very object); nn.Module forward pre-hooks and hooks on a module and its submodule, eval
-mode, ``state_dict``, frozen and tied parameters; ``torch.autocast`` on the CPU (and on the device when it
-supports autocast) and ``set_default_dtype``; the global RNG stream (no draw), dropout from one seed inside
-and outside, ``fork_rng`` and an explicit generator; a user's subclass (its clone is of the subclass),
-copy/deepcopy/pickle, ``functools.partial``, callable objects, static and class methods; no warnings (bad
+mode, ``state_dict``, frozen and tied parameters; ``torch.autocast`` to bfloat16 and float16 on the CPU (and
+on the device when it supports autocast) and ``set_default_dtype``; the global RNG stream (no draw), dropout
+from one seed inside and outside, ``fork_rng`` and an explicit generator; a user's subclass (its clone is of
+the subclass), copy/deepcopy/pickle, ``functools.partial``, callable objects, static and class methods; no warnings (bad
 input messages: ``TestSetGradEnabledBadInput``). Caches keyed on grad mode (``torch.compile``'s guards)
 belong to the compiler, not to this switch; the file compiles nothing, so they do not apply.
 
@@ -92,7 +94,7 @@ Release differences asserted: ``repr``/``str`` name the mode from torch 2.9 (an 
 values are compared in float64 after their dtype is checked.
 """
 from torch_npu_testing import (TestCase, run_tests, device_type, run_in_thread, torch_version_at_least,
-                               skip_unless_vehicle)
+                               skip_unless_vehicle, vehicle_refusal)
 
 import collections
 import copy
@@ -951,7 +953,8 @@ class TestCloneRegionLayouts(CloneRegionCase):
         """COO/CSR/CSC/BSR/BSC leaves in every dtype of all_types_and_complex_and(half, bfloat16, bool): s * 2
         keeps the layout (bool promotes to int64) and (s * 2).to_dense() is strided, both tracked iff mode for
         floating/complex leaves; autograd.grad gives a gradient of the leaf's layout and dtype; .grad accumulates
-        only for COO and CSR. Integer and bool leaves refuse requires_grad_() (RuntimeError) and stay untracked."""
+        only for COO and CSR. Integer and bool leaves refuse requires_grad_() (RuntimeError) and stay untracked.
+        Leaves are built on the CPU and moved; s * 2 and the densified half are subtests of their own."""
         dense = torch.tensor([[0.0, 1.0, 0.0, 0.0, 2.0, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0, 4.0]])
         stored = dense != 0
         blocks = stored.reshape(2, 3, 2).any(-1, keepdim=True).expand(2, 3, 2).reshape(2, 6)
@@ -965,12 +968,18 @@ class TestCloneRegionLayouts(CloneRegionCase):
         for (layout, convert, accumulates), dtype, mode in itertools.product(SPARSE_LAYOUTS, ARITHMETIC_DTYPES, MODES):
             stored_at = (blocks if layout in (torch.sparse_bsr, torch.sparse_bsc) else stored).to(dtype) * 2
             grads, values = differentiable(dtype), dense.to(dtype)
-            what = f"{layout} {dtype}, mode={mode}"
-            with self.subTest(what):
-                skip_unless_vehicle(self, f"{layout} of {dtype}", lambda: (convert(values.to(DEVICE)) * 2).to_dense())
+            what, leaf, scaled, result = f"{layout} {dtype}, mode={mode}", None, None, None
+            moved, densified = (f"a {layout} {dtype} leaf built on the CPU, moved to {DEVICE}",
+                                f"a {layout} {dtype} tensor densified on {DEVICE}")
+
+            def move():
+                return convert(values).to(DEVICE)
+            with self.subTest(f"{what}: s * 2"):
+                skip_unless_vehicle(self, moved, move)
+                densifies = not vehicle_refusal(densified, lambda: move().to_dense())
 
                 def compute():
-                    leaf = convert(values.to(DEVICE))
+                    leaf = move()
                     if grads:
                         leaf.requires_grad_()
                     else:
@@ -978,10 +987,14 @@ class TestCloneRegionLayouts(CloneRegionCase):
                                                         match="floating point"):
                             leaf.requires_grad_()
                     scaled = leaf * 2
-                    return leaf, scaled, scaled.to_dense()
+                    return leaf, scaled, scaled.to_dense() if densifies else None
 
                 leaf, scaled, result = self.in_cloned_region(mode, compute, what)
                 self.assert_output(scaled, convert(values * 2), mode and grads, f"{what}: s * 2")
+            with self.subTest(f"{what}: (s * 2).to_dense() and gradients"):
+                skip_unless_vehicle(self, moved, move)
+                skip_unless_vehicle(self, densified, lambda: move().to_dense())
+                self.assertIsNotNone(result, f"{what}: (s * 2).to_dense() computed in the region (see 's * 2')")
                 self.assert_output(result, values * 2, mode and grads, f"{what}: (s * 2).to_dense()")
                 if not (mode and grads):
                     self.assert_untracked_backward_refused(result, leaf, what)
@@ -1323,16 +1336,17 @@ class TestCloneRegionSubsystems(GradModeCase):
             self.assertIsNotNone(tied.weight.grad, "the tied weight's gradient after an enabled clone")
 
     def test_autocast_and_default_dtype(self):
-        """Under torch.autocast (CPU; the device when it supports autocast) a matmul in the region is autocast's
-        dtype and tracked per mode, autocast stays on; under set_default_dtype(float64) new tensors are float64."""
+        """Under torch.autocast to bfloat16 and to float16 (CPU; the device when it supports autocast) a matmul in
+        the region is autocast's dtype and tracked per mode, autocast stays on; under set_default_dtype(float64) new
+        tensors are float64."""
         devices = ["cpu"] + ([DEVICE] if DEVICE != "cpu" and torch.amp.is_autocast_available(DEVICE) else [])
-        for device, mode in itertools.product(devices, MODES):
-            with self.subTest(device=device, mode=mode), torch.autocast(device, dtype=torch.bfloat16):
-                skip_unless_vehicle(self, f"a bfloat16 matmul under autocast on {device}",
+        for device, dtype, mode in itertools.product(devices, (torch.bfloat16, torch.float16), MODES):
+            with self.subTest(device=device, dtype=dtype, mode=mode), torch.autocast(device, dtype=dtype):
+                skip_unless_vehicle(self, f"a {dtype} matmul under autocast on {device}",
                                     lambda: torch.ones(2, 3, device=device) @ torch.ones(3, 2, device=device))
                 a = torch.ones(2, 3, device=device, requires_grad=True)
                 out = self.in_cloned_region(mode, lambda: a @ torch.ones(3, 2, device=device), "matmul")
-                self.assert_value((out.dtype, out.requires_grad), (torch.bfloat16, mode), "autocast dtype, tracked")
+                self.assert_value((out.dtype, out.requires_grad), (dtype, mode), "autocast dtype, tracked")
                 self.assertTrue(torch.is_autocast_enabled(device), "autocast still on after the region")
         saved = torch.get_default_dtype()
         torch.set_default_dtype(torch.float64)

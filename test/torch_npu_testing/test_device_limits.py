@@ -144,6 +144,21 @@ def test_a_vehicle_the_device_runs_does_not_skip_and_another_error_is_raised():
     assert len(result.errors) == 1 and "shape mismatch" in result.errors[0][1]
 
 
+def test_torch_refusing_a_layout_on_the_device_is_a_vehicle_refusal_too():
+    """torch 2.7.1 checks compressed sparse members against CPU, CUDA, XPU and Meta: on an NPU that is a refusal of
+    the device (one pattern, REFUSALS), skipped with torch's message; a look-alike without the device shape raises."""
+    def moved():
+        raise RuntimeError("device type of values (npu) must be CPU or CUDA or XPU or Meta")
+    result = run_case(lambda self: carried_limits.skip_unless_vehicle(self, "CSR on npu", moved))
+    assert result.skipped[0][1] == ("device limit, vehicle CSR on npu: device type of values (npu) must be CPU or "
+                                    "CUDA or XPU or Meta") and not result.errors
+
+    def other():
+        raise RuntimeError("values must be CPU or CUDA")
+    result = run_case(lambda self: carried_limits.skip_unless_vehicle(self, "other", other))
+    assert len(result.errors) == 1 and not result.skipped
+
+
 def test_the_api_refusing_is_expected_when_documented_and_a_failure_when_not():
     def documented(self):
         with carried_limits.api_limit(self, "torch.mul float64", documented=True):
@@ -166,7 +181,7 @@ def test_the_gaps_a_run_met_as_one_short_table(tmp_path):
     path = tmp_path / "gaps.jsonl"
     double = "aclnnMul not implemented for DT_DOUBLE"
     path.write_text(json.dumps({"op": "mul", "dtype": "DT_DOUBLE", "message": double}) + "\n"
-                    + json.dumps({"op": "_to_copy", "dtype": "DT_UINT16", "message": "m | u16"}) + "\nnot json\n",
+                    + json.dumps({"op": "_to_copy", "dtype": "DT_UINT16", "message": "m | u16"}) + "\n",
                     encoding="utf-8")
     reasons = [f"device limit, vehicle x * k, torch.float64: {double}", "not applicable: something else",
                "device limit, documented for the API, torch.mul float64: " + double,

@@ -63,3 +63,16 @@ def test_lines_outside_the_kit_block_are_not_the_kits_to_warn_about():
     theirs = "y = 1  # " + "z" * 130 + "\n" + FUNCTORCH_SHAPE.read_text()
     kit = parse_kit_file("test/x_api.py", SMALL)
     assert merge.long_lines(merge.merge_into(kit, theirs, carry.load_carried()).text) == []
+
+
+def test_one_line_assignments_in_a_row_stay_together_and_definitions_stay_two_lines_apart():
+    """PEP 8 keeps a run of constants together: the carried REFUSALS and DEVICE_VEHICLES cost a line each."""
+    _, definitions = carry.load_carried().select(["skip_unless_vehicle"])
+    text = merge.helpers_text(definitions)
+    assert "\nDEVICE_VEHICLES = {}" in text and text.startswith("REFUSALS = ")
+    assert text.splitlines()[1].startswith("DEVICE_VEHICLES = ")
+    assert "\n\n\ndef vehicle_refusal(" in text and "\n\n\ndef skip_unless_vehicle(" in text
+    assert merge.helpers_text(definitions[2:]).startswith("def vehicle_refusal(")
+    lone = [d for d in carry.load_carried().definitions if d.name in ("RUNNER_MODULE", "_device_runtime")]
+    assert "\n\n\ndef _device_runtime(" in merge.helpers_text(lone)
+    compile(text, "helpers", "exec")

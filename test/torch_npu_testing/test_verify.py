@@ -64,7 +64,7 @@ def test_stand_in_run_passes_and_records_dest_commit_and_the_bytes_run(exported,
     dest, _ = exported
     rc, document = stand_in_record
     assert rc == 0, document["problems"]
-    assert document["format"] == "torch_npu_testing.verify/1" and document["verdict"] == "pass"
+    assert document["format"] == "torch_npu_testing.verify/2" and document["verdict"] == "pass"
     assert document["dest"]["head"] == git(dest, "rev-parse", "HEAD").strip()
     assert document["stand_in"]["label"] == "stand-in torch_npu, not an NPU run"
     for item in document["files"]:

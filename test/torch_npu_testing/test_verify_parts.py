@@ -193,7 +193,7 @@ def test_interpreter_choices_refuse_both_kinds_and_two_pythons_of_one_torch(tmp_
 
 @pytest.mark.parametrize("text, why", [(None, "no verify results at"), ("{", "cannot be read"),
                                        ('{"format": "torch_npu_testing.results/2"}', "is not a torch_npu_testing"
-                                                                                     ".verify/1 record")])
+                                                                                     ".verify/2 record")])
 def test_a_record_that_is_missing_unreadable_or_of_another_format_is_refused_by_pr(tmp_path, text, why):
     from torch_npu_testing.verify import record
 

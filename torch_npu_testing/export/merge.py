@@ -172,9 +172,21 @@ def long_lines(text, width=LINE_LIMIT):
     return [(i + 1, len(lines[i])) for i in range(begins[0], ends[0]) if len(lines[i]) > width]
 
 
+def _one_line_assignment(definition):
+    text = definition.text.rstrip("\n")
+    return "\n" not in text and not text.startswith(("def ", "class ", "async ", "@"))
+
+
+def helpers_text(definitions):
+    """The carried definitions two blank lines apart, save one-line assignments in a row: those stay together
+    (as PEP 8 and the carried modules write them), so a constant costs its own line only."""
+    return "".join(("\n\n" if index and not (_one_line_assignment(d) and _one_line_assignment(definitions[index - 1]))
+                    else "") + d.text.rstrip("\n") + "\n" for index, d in enumerate(definitions))
+
+
 def _render(kit, kept, definitions, renamed):
     """``(block text, carried helper text)``: imports, carried definitions, the kit's code, renamed."""
-    helpers = "\n\n".join(d.text.rstrip("\n") + "\n" for d in definitions)
+    helpers = helpers_text(definitions)
     if helpers:
         helpers = CARRIED_COMMENT + helpers
     head = "".join(line + "\n" for line in kept) + ("\n\n" if kept else "") + helpers

@@ -17,7 +17,7 @@ import os
 import tempfile
 
 from ..common import results as results_model
-from ..common import recordnames, table
+from ..common import gaps, recordnames, table
 from ..common.atomic import write_text_atomic
 from ..report import collect as report_collect
 from ..report.markdown import code
@@ -120,6 +120,10 @@ def kit_files_lines(doc, verify=None):
     if record:
         lines += [">", f"> The PR's files (verify, DEST {code(record['dest']['head'][:12])}):"]
         lines += [f"> - PR file {code(item['path'])}: SHA-256 {code(item['sha256'])}" for item in record["files"]]
+    rows = ((verify or {}).get("device_gaps") or {}).get("rows")
+    if rows:  # every one: the description may cut its table to fit
+        lines += ["", "## 设备缺口 / every device gap verify's runs of the PR's files met", "",
+                  gaps.render(rows, limit=len(rows))]
     return lines + [""]
 
 

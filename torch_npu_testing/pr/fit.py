@@ -6,9 +6,9 @@ GitHub-style forges cap a body at 65,536 characters; Ascend's descriptions are 1
 evidence is the attachment, so the description may shorten its longest parts, in this order, until it
 fits: the test plan's docstrings cut to 60 characters; the log per class, then per file (failures still
 one by one); tracebacks cut to 30, then 10 lines; the test plan without docstrings; tracebacks left out;
-related-test lists cut to 5 per API; the test plan per class; finally the log itself is cut at a line,
-saying so. Every step taken is listed at the
-top of the description and in the facts (``shortened``).
+related-test lists cut to 5 per API; the device gaps table cut to 10 rows; the test plan per class;
+finally the log itself is cut at a line, saying so. Every step taken is listed at the top of the
+description and in the facts (``shortened``).
 """
 LIMIT = 60000
 STEPS = (
@@ -20,6 +20,7 @@ STEPS = (
     ({"plan_level": "names"}, "the test plan without docstrings"),
     ({"max_trace": 0}, "tracebacks left out (failures listed with their reason)"),
     ({"max_hits": 5}, "related tests cut to 5 per API"),
+    ({"max_gaps": 10}, "the device gaps table cut to 10 rows (every gap is in the attachment)"),
     ({"plan_level": "classes"}, "the test plan per test class"),
 )
 LOG_START, LOG_END = "<!-- log: start -->", "<!-- log: end -->"

@@ -11,7 +11,7 @@ proof) are supporting evidence: the coverage lines say so and the rest is in the
 import shlex
 
 from ..report.render import environment_section
-from . import log
+from . import devicegaps, log
 from .fit import LOG_END, LOG_START
 from .task_sections import box_lines, code, gap_lines
 from .verified import not_on_npu_line, stand_in_label
@@ -40,7 +40,8 @@ def _environment(record, verify_path):
 def _command(run):
     variables = {key: value for key, value in run["verify"]["environment"].items()
                  if value is not None and key in ("TORCH_DEVICE_BACKEND_AUTOLOAD", "IN_CI", "TEST_REPORT_PATH",
-                                                  "TORCH_NPU_TESTING_STANDIN_NPU")}
+                                                  "TORCH_NPU_TESTING_STANDIN_NPU",
+                                                  "TORCH_NPU_TESTING_LIMITS")}
     prefix = " ".join(f"{key}={shlex.quote(value)}" for key, value in sorted(variables.items()))
     return f"cd {shlex.quote(run['verify']['cwd'])} && " + (prefix + " " if prefix else "") + \
         shlex.join(run["verify"]["command"])
@@ -86,6 +87,7 @@ def section(facts, options):
         lines += ["> ⚠ " + problem for problem in verify["problems"]] + [""]
     lines += ["### PR 文件 / the PR's files", ""] + _files_table(record)
     lines += ["### 测试环境 / environment", ""] + _environment(record, verify["path"]) + gap_lines(facts, "功能验证")
+    lines += devicegaps.lines(verify.get("device_gaps"), options)
     lines += ["### 测试命令 / commands", ""] + _commands(record)
     lines += _coverage_and_checks(facts)
     lines += ["### 测试日志 / test log (verify's)", "",

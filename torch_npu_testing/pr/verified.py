@@ -69,7 +69,9 @@ def gather(path, ascend, files, branch):
     state = "stale" if problems else ("failed" if failed else "ok")
     problems += [f"verify: {problem}" for problem in failed]
     patches = {item["path"] for item in files if item["kind"] != TEST_FILE}
-    return {"path": path, "state": state, "problems": problems, "record": _slim(document, paths, patches)}
+    slim = _slim(document, paths, patches)
+    slim["gaps"] = verify_record.gaps_summary(slim.get("envs", []), slim.get("stand_in"))  # the PR's files
+    return {"path": path, "state": state, "problems": problems, "record": slim, "device_gaps": slim["gaps"]}
 
 
 def devices(record):

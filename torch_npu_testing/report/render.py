@@ -13,7 +13,7 @@ with subtests shows its cases, collapsed to one line when they all passed.
 import html
 import shlex
 
-from ..common import results, table as branches
+from ..common import gaps, results, table as branches
 from ..common.results import Outcome
 from ..upstream.runner import fails_upstream_run
 from .calls import calls_section
@@ -244,6 +244,9 @@ def run_section(run, file_status):
                  + (f", expected failures {counts['expected_failure']}" if counts["expected_failure"] else "")
                  + (f", unexpected successes {counts['unexpected_success']}" if counts["unexpected_success"] else "")
                  + (f" ({run['duration_s']} s)" if run.get("duration_s") is not None else ""))
+    limited = gaps.counts(run["cases"])
+    if limited["device_limit"]:
+        lines.append(f"- device limits: {gaps.counts_text(limited)}; gaps met: {len(gaps.from_cases(run['cases']))}")
     if run.get("import_error"):
         lines.append("- **the file could not be imported**")
     lines += ["", "| test | outcome |", "| --- | --- |"]

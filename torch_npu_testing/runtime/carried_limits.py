@@ -7,7 +7,9 @@ conversions) the device refuses is not applicable there: :func:`skip_unless_vehi
 per ``what`` (a dtype, a layout) and skips with the device's message, never a pass and never a failure. The
 *API under test* refusing inside :func:`api_limit` is expected (a labelled skip) when Ascend's docs document
 that limit, and a failure when they do not. A refusal is a ``RuntimeError`` in torch_npu's shapes
-(``aclnnMul not implemented for DT_DOUBLE``, ``... is not supported on <product>``). Kept small: export
+(``aclnnMul not implemented for DT_DOUBLE``, ``... is not supported on <product>``) or torch's own refusal of
+a device for a layout (2.7.1 checks compressed sparse members against CPU, CUDA, XPU and Meta only: "device
+type of values (npu) must be CPU or CUDA or XPU or Meta"): :data:`REFUSALS`, one pattern. Kept small: export
 carries it into every file that uses it. The gaps a run met are its skip reasons ("device limit, ...");
 ``common/gaps.py`` reads them from the results, and the simulated NPU writes its own.
 """
@@ -15,7 +17,8 @@ carries it into every file that uses it. The gaps a run met are its skip reasons
 import contextlib
 import re
 
-DEVICE_VEHICLES = {}  # what -> the device's refusal (torch_npu's "... not implemented for DT_X") of a vehicle, or None
+REFUSALS = r"not implemented for DT_[A-Z0-9_]+|is not supported on |device type of \w+ \(\w+\) must be CPU"
+DEVICE_VEHICLES = {}  # what -> the device's refusal (the first line of its message) of a vehicle, or None
 
 
 def vehicle_refusal(what, probe):
@@ -24,7 +27,7 @@ def vehicle_refusal(what, probe):
         try:
             DEVICE_VEHICLES[what] = (probe(), None)[1]
         except RuntimeError as exc:
-            if not re.search(r"not implemented for DT_[A-Z0-9_]+|is not supported on ", str(exc)):
+            if not re.search(REFUSALS, str(exc)):
                 raise
             DEVICE_VEHICLES[what] = str(exc).strip().splitlines()[0]
     return DEVICE_VEHICLES[what]
@@ -42,7 +45,7 @@ def api_limit(test, what, documented):
     try:
         yield
     except RuntimeError as exc:
-        if not re.search(r"not implemented for DT_[A-Z0-9_]+|is not supported on ", str(exc)):
+        if not re.search(REFUSALS, str(exc)):
             raise
         refused = str(exc).strip().splitlines()[0]
         if not documented:

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 
+from ..common import gaps
 from ..common.layout import GRAD_MODE_FILES
 from . import command as command_module, envprobe, gradprobe, interpreters, record, runfile, standin
 from .targets import plan_verify
@@ -49,8 +50,14 @@ def progress(env, run):
     mode = "" if run["verify"]["kind"] == "file" else (" grad " + ("on" if run["initial_grad_mode"] else "off"))
     print(f"verify {env}  {run['path']}{mode}  tests={counts['tests']} cases={counts['cases']} "
           f"passed={counts['passed']} "
-          f"failed={counts['failed']} error={counts['error']} skipped={counts['skipped']}  {verdict}"
+          f"failed={counts['failed']} error={counts['error']} skipped={counts['skipped']}{_limit_skips(run)}  {verdict}"
           + (f" ({extra})" if extra else ""), file=sys.stderr, flush=True)
+
+
+def _limit_skips(run):
+    """`` (device limit 3)``: the skips of ``run`` for a device limit, when any."""
+    skipped = gaps.counts(run["cases"])["device_limit"]
+    return f" (device limit {skipped})" if skipped else ""
 
 
 def _needs(run):
@@ -133,9 +140,22 @@ def summary(doc, path):
              + f"; task: {task} (from {doc.get('task_from')})"]
     lines += [f"  {item['path']}  sha256 {item['sha256']}  ({item['at_head']})" for item in doc["files"]]
     lines += [f"  skipped: {item['path']} ({item['why']})" for item in doc["patches_skipped"]]
+    lines += gaps_lines(doc["gaps"])
     lines += [f"  problem: {problem}" for problem in doc["problems"]]
     lines.append(f"results: {path}  ({'PASS' if doc['verdict'] == 'pass' else 'FAIL'}; counts are of tests: JUnit "
                  "XML has no passing subtests)")
     apis = "".join(f" --api {name}" for name in doc.get("api_names") or ())
     lines.append(f"next: python -m torch_npu_testing pr {doc['branch']} --ascend {doc['dest']['dir']}{apis}")
     return "\n".join(lines)
+
+
+def gaps_lines(summary):
+    """``  device gaps met: 3 (limits: T)`` and per env and file its counts; nothing when no run was on a device
+    and none was met."""
+    if not summary["on_device"] and not summary["rows"]:
+        return []
+    lines = [f"  device gaps met: {len(summary['rows'])}" + (f" (limits: {', '.join(summary['limits'])})"
+                                                             if summary["limits"] else " (no limits table)")]
+    return lines + [f"    {item['env']}  {item['path']}"
+                    + (" (grad-mode probe: every subtest)" if item["run"] == record.PROBE_RUN else "")
+                    + f": {gaps.counts_text(item)}" for item in summary["files"]]

@@ -22,16 +22,25 @@ shape ``report`` renders and checks for staleness) per interpreter:
   command as run, cwd, variables, how and why, exit status, JUnit files, output, ``needs`` (their test id ->
   device), ``not_run`` and ``problems``. Counts are of tests: JUnit XML has no passing subtests;
 - ``problems`` (why verify exits 1) and ``verdict`` (pass / fail).
+
+``torch_npu_testing.verify/2`` adds the device gaps the runs met (:mod:`..common.gaps`): per whole-file run
+``verify.device_gaps`` (the simulated NPU's own rows, from ``$TORCH_NPU_TESTING_GAPS``, which verify points
+at a file of its own per run), and ``gaps`` (:func:`gaps_summary`): ``on_device`` (an env's probe measured
+``npu``, no stand-in but the simulated NPU), ``limits`` (the ``TORCH_NPU_TESTING_LIMITS`` tables the runs
+saw), ``rows`` (each gap once, from the cases' skip reasons and failures and the device's rows) and
+``files`` (per env, file and ``run``: ``ran``, ``device_limit``, ``other_skips``). :func:`load` reads both versions;
+a ``/1`` record's gaps are derived from its cases by the same function.
 """
 import datetime
 import json
 import os
 
-from ..common import recordnames, results
+from ..common import gaps, recordnames, results
 from ..common.atomic import write_text_atomic
 from ..common.documents import WrongFormat, read_document
 
-FORMAT = "torch_npu_testing.verify/1"
+FORMAT = "torch_npu_testing.verify/2"
+READABLE_FORMATS = (FORMAT, "torch_npu_testing.verify/1")
 DEFAULT_OUT = "reports"
 
 
@@ -69,6 +78,29 @@ def problems_of(envs):
     return list(dict.fromkeys(found))
 
 
+WHOLE_FILE = "the whole file (its JUnit XML: a test with a skipped subtest shows only its failing and skipped ones)"
+PROBE_RUN = "the grad-mode probe, grad enabled at start (the kit's recorder: every subtest)"
+
+
+def gaps_summary(envs, stand_in=None):
+    """The device gaps of ``envs`` (a record's, or pr's part of it): see the module docstring. Whole-file runs
+    only for the rows (a grad-mode probe runs the file again: its counts, of every subtest, are a ``files``
+entry of their own, ``run`` says which); a file not run is not counted. On a device: an env's probe
+    measured ``npu`` and no stand-in but the simulated NPU was in place (one reporting an NPU has no device)."""
+    runs = [(env, run) for env in envs for run in env["results"]["runs"] if run["verify"]["kind"] == "file"]
+    rows = gaps.merged(*[gaps.from_cases(run["cases"]) for _, run in runs],
+                       *[run["verify"].get("device_gaps") or [] for _, run in runs])
+    files = [dict(env=env["name"], path=run["path"], run=WHOLE_FILE, **gaps.counts(run["cases"])) for env, run in runs
+             if not run["verify"].get("not_run")]
+    files += [dict(env=env["name"], path=run["path"], run=PROBE_RUN, **gaps.counts(run["cases"])) for env in envs
+              for run in env["results"]["runs"] if run["verify"]["kind"] != "file" and run["initial_grad_mode"]]
+    devices = {((env["results"].get("probe") or {}).get("device") or {}).get("type") for env in envs}
+    limits = sorted({run["verify"].get("environment", {}).get("TORCH_NPU_TESTING_LIMITS") for _, run in runs}
+                    - {None, ""})
+    on_device = "npu" in devices and (stand_in or {}).get("mode") in (None, "simulated")
+    return {"on_device": on_device, "limits": limits, "rows": rows, "files": files}
+
+
 def document(plan, envs, stand_in, command, started_at, seconds):
     problems = problems_of(envs)
     return {"format": FORMAT, "results_format": results.FORMAT, "branch": plan.branch,
@@ -78,7 +110,8 @@ def document(plan, envs, stand_in, command, started_at, seconds):
             "files": [file_entry(target) for target in plan.files],
             "patches_skipped": [{"path": path, "why": "an upstream patch: its evidence is `upstream run`'s"}
                                 for path in plan.patches],
-            "envs": envs, "problems": problems, "verdict": "fail" if problems else "pass"}
+            "envs": envs, "gaps": gaps_summary(envs, stand_in), "problems": problems,
+            "verdict": "fail" if problems else "pass"}
 
 
 def write(doc, out_dir):
@@ -90,7 +123,7 @@ def write(doc, out_dir):
 def load(path):
     """``(document, None)`` or ``(None, why it cannot be used)``: what pr reads."""
     try:
-        return read_document(path, FORMAT), None
+        return read_document(path, READABLE_FORMATS), None
     except FileNotFoundError:
         return None, f"no verify results at {path}"
     except WrongFormat as exc:

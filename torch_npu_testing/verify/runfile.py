@@ -15,7 +15,8 @@ import subprocess
 import tempfile
 import time
 
-from ..common import results
+from ..common import gaps, results
+from ..common.errors import UsageError
 from ..common.results import Case, Outcome
 from . import classify, command, junit
 
@@ -82,10 +83,12 @@ def run_file(python, target, dest, use_runner, how, extra_env, device="cpu"):
     cwd = os.path.join(dest, "test")
     with tempfile.TemporaryDirectory(prefix="verify-xml-") as xml_dir:
         argv, variables = command.file_command(python, target, xml_dir, use_runner, device)
-        env = dict(os.environ, **extra_env, **variables)
+        gaps_file = os.path.join(xml_dir, "device-gaps.jsonl")
+        env = dict(os.environ, **extra_env, **variables, **{gaps.VARIABLE: gaps_file})
         rc, output, seconds = execute(argv, cwd, env)
         cases, xml_files = junit.read_cases(xml_dir, target.rel_path)
         xml_names = [os.path.relpath(path, xml_dir) for path in xml_files]
+        device_gaps = device_gaps_of(gaps_file, target.rel_path)
     not_run = None
     if not cases:
         cases, not_run = no_xml_cases(python, target, cwd, env, rc, output)
@@ -104,5 +107,14 @@ def run_file(python, target, dest, use_runner, how, extra_env, device="cpu"):
     run["verify"] = {"kind": "file", "command": argv, "cwd": cwd, "how": how,
                      "environment": command.recorded_environment(env), "rc": rc, "junit_files": xml_names,
                      "output": output[-OUTPUT_LIMIT:], "needs": needs, "problems": problems, "not_run": not_run,
-                     "ids_from_ast": target.ids if not_run or not xml_files else None}
+                     "ids_from_ast": target.ids if not_run or not xml_files else None, "device_gaps": device_gaps}
     return run
+
+
+def device_gaps_of(path, rel):
+    """The simulated NPU's rows of one run (:mod:`..common.gaps`, from ``$TORCH_NPU_TESTING_GAPS``, which verify
+    points at a file of its own per run); UsageError naming the file's bad line: a gap list is never short."""
+    try:
+        return [dict(row, files=[rel]) for row in gaps.read(path)]
+    except gaps.GapsFileError as exc:
+        raise UsageError(f"{rel}: the device's gaps list cannot be read: {exc}") from None
