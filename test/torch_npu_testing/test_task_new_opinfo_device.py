@@ -4,7 +4,8 @@
 
 Contract: a drafted file's ``test_reference_inputs_match_the_cpu`` passes on the simulated NPU with its own
 kernels; it fails when the device's kernel of the op (``cat``, which ``torch.vstack`` dispatches) returns values
-moved by a relative 1e-3 while the CPU's stays right, and when that kernel leaves its (right) result on the CPU.
+moved by a relative 1e-3 while the CPU's stays right, and when that kernel leaves its (right) result on the CPU
+or on the other device index (``npu:1``).
 Real subprocesses: pytest runs the drafted file's Values test on the simulated NPU, the faulty
 kernel installed by a ``sitecustomize`` through :mod:`torch_npu_testing.standin.kernels`.
 """
@@ -22,8 +23,8 @@ from torch_npu_testing.standin import kernels
 
 def cat(tensors, dim=0):
     result = kernels.on_host("cat", tensors, dim)
-    if {fault!r} == "cpu":
-        return result.cpu()
+    if {fault!r} in ("cpu", "npu:1"):
+        return result.to({fault!r})
     return result + (result.abs() + 1) * 1e-3 if result.is_floating_point() else result
 
 
@@ -45,7 +46,8 @@ def test_values_catch_moved_values_and_a_result_on_the_cpu(kit, here_only, run_p
     draft(kit, "torch.vstack", rel)
     status, output = values_run(run_python, kit, rel)
     assert status == 0 and "subtests passed" in output and "failed" not in output, output[-3000:]
-    for fault, message in (("shift", "Tensor-likes are not close"), ("cpu", "the device call's result is on cpu")):
-        site = site_dir(tmp_path, fault, FAULTY_CAT.replace("{fault!r}", repr(fault)))
+    for fault, message in (("shift", "Tensor-likes are not close"), ("cpu", "the device call's result is on cpu,"),
+                           ("npu:1", "the device call's result is on npu:1, not on npu:0")):
+        site = site_dir(tmp_path, fault.replace(":", ""), FAULTY_CAT.replace("{fault!r}", repr(fault)))
         status, output = values_run(run_python, kit, rel, site)
         assert status == 1 and re.search(r"\b\d+ failed", output) and message in output, (fault, output[-3000:])
