@@ -381,7 +381,7 @@ def gradients(op, fn, sample):
     """Gradients of the sample's grad-requiring tensors for fixed, position-dependent output weights."""
     rebuilt, inputs = gradcheck_inputs(op, fn, sample)
     outputs = [t for t in pytree.tree_leaves(rebuilt(*inputs)) if isinstance(t, torch.Tensor) and t.requires_grad]
-    weights = [torch.linspace(-1, 1, t.numel(), dtype=t.dtype, device=t.device).reshape(t.shape) for t in outputs]
+    weights = [torch.linspace(-1, 1, t.numel(), dtype=torch.float64).to(t).reshape(t.shape) for t in outputs]
     found = torch.autograd.grad(outputs, inputs, weights, allow_unused=True) if outputs else ()
     return [g.cpu() if g is not None else None for g in found]
 
