@@ -2,19 +2,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The checks an OpInfo-backed draft carries: text written into the drafted file, not code the kit runs.
 
-A drafted file must run standalone from Ascend's ``test/`` with only torch, ``torch.testing`` and the kit's
-carried runtime, so the helpers its classes call are part of the file. They read the entry at run time
-(samples, declared dtypes, error inputs, markings) and call the API through the function the draft passes
-(``api``, which calls it by its dotted name). :data:`IMPORTS` is what they need; :data:`CHECKS` is the text.
-
-Contracts of the text (each a function of ``(test, op, fn, ...)``; every case a labelled subtest):
+A drafted file runs standalone from Ascend's ``test/`` with only torch, ``torch.testing`` and the kit's carried
+runtime, so the helpers its classes call are part of the file. They read the entry at run time (samples,
+declared dtypes, error inputs, markings) and call the API through the function the draft passes (``api``, by
+its dotted name): :data:`IMPORTS` and the text :data:`CHECKS`, whose functions take ``(test, op, fn, ...)``:
 
 - ``markings``/``honour``/``case``: the entry's ``DecorateInfo`` for an upstream test kind on ``DEVICE``;
   a whole-test skip/expected failure decorates the test as upstream does, a dtype-bound one applies to that
   dtype's cases (a skip skips the case; an expected failure that fails skips it saying so, one that passes
   fails as an unexpected success);
 - a sample builder that raises makes that dtype not applicable (a skipped case), never a pass;
-- on the CPU a device-against-CPU check skips with :data:`NO_ACCELERATOR`; everything else runs.
+- a device result is on the device and equals the CPU's (on the CPU that skips with :data:`NO_ACCELERATOR`).
 """
 IMPORTS = """\
 import contextlib
@@ -53,8 +51,7 @@ def present(op, requires):
 
 
 def _action(decorator):
-    """("skip", reason) / ("xfail", reason) for unittest's skip and expectedFailure; None for other decorators
-    (tolerances, device-framework skips), which a draft does not apply."""
+    """("skip" / "xfail", reason) for unittest's skip and expectedFailure; None for others (not applied)."""
     if decorator is unittest.expectedFailure:
         return "xfail", "expected failure"
     try:
@@ -111,8 +108,7 @@ def dtypes_of(test, op, kind, dtypes):
 
 @contextlib.contextmanager
 def case(test, op, kind, dtype, label):
-    """One labelled subtest; a dtype-bound expected failure of ``kind`` applied to it (a failure is a skip
-    saying so, a success fails as unexpected)."""
+    """One labelled subtest; a dtype-bound expected failure of ``kind``: a failure skips saying so, a success fails."""
     with test.subTest(label):
         expected = [r for ds, action, r in markings(op, kind) if ds is not None and dtype in ds and action == "xfail"]
         if not expected:
@@ -194,12 +190,16 @@ def as_torch(value):
 
 
 def check_device_matches_cpu(test, op, fn, kind="test_compare_cpu"):
+    here = torch.empty(0, device=DEVICE).device  # where the moved inputs live (its index too)
     for dtype in dtypes_of(test, op, kind, op.supported_dtypes(DEVICE)):
         for index, sample in enumerate(built(test, op, dtype)):
             with case(test, op, kind, dtype, label(dtype, index, sample)):
                 expected = call(fn, sample)
                 view = isinstance(expected, torch.Tensor) and expected._is_view()
-                assert_same(on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE))), expected, strides=view)
+                actual = on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE)))
+                off = {str(t.device) for t in pytree.tree_leaves(actual) if torch.is_tensor(t) and t.device != here}
+                test.assertFalse(off, f"the device call's result is on {', '.join(sorted(off))}, not on {here}")
+                assert_same(actual, expected, strides=view)
 
 
 def check_numpy_ref(test, op, fn, kind="test_numpy_ref"):
@@ -381,7 +381,7 @@ def gradients(op, fn, sample):
     """Gradients of the sample's grad-requiring tensors for fixed, position-dependent output weights."""
     rebuilt, inputs = gradcheck_inputs(op, fn, sample)
     outputs = [t for t in pytree.tree_leaves(rebuilt(*inputs)) if isinstance(t, torch.Tensor) and t.requires_grad]
-    weights = [torch.linspace(-1, 1, t.numel(), dtype=t.dtype, device=t.device).reshape(t.shape) for t in outputs]
+    weights = [torch.linspace(-1, 1, t.numel(), dtype=torch.float64).to(t).reshape(t.shape) for t in outputs]
     found = torch.autograd.grad(outputs, inputs, weights, allow_unused=True) if outputs else ()
     return [g.cpu() if g is not None else None for g in found]
 

@@ -223,9 +223,38 @@ bool draws_random(const c10::OperatorHandle& op) {
          name == "aten::_fused_dropout" || name == "aten::randperm";
 }
 
+// The device check a real device's kernels make (CUDA's generated wrappers and TensorIterator; torch_npu's
+// the same): every tensor argument on one device, except a 0-d CPU tensor, which TensorIterator takes as a
+// scalar, and the index tensors of a Tensor?[] list (index, index_put_), which indexing moves to self's
+// device. Without it the host kernels would accept a CPU tensor or npu:1 beside npu:0.
+bool is_cpu_scalar(const Tensor& t) { return t.is_cpu() && t.dim() == 0; }
+
+void check_one_device(const c10::FunctionSchema& schema, const torch::jit::Stack& stack, size_t first) {
+  std::optional<c10::Device> common;
+  auto check = [&](const Tensor& t, const c10::Argument& arg) {
+    if (!t.defined() || is_cpu_scalar(t)) return;
+    if (!common) {
+      common = t.device();
+      return;
+    }
+    TORCH_CHECK(*common == t.device(), "Expected all tensors to be on the same device, but found at least two ",
+                "devices, ", *common, " and ", t.device(), "! (when checking argument for argument ", arg.name(),
+                " in method ", schema.operator_name(), ")");
+  };
+  for (size_t i = 0; i < schema.arguments().size(); ++i) {
+    const c10::IValue& v = stack[first + i];
+    const auto& arg = schema.arguments()[i];
+    if (v.isTensor()) check(v.toTensor(), arg);
+    if (v.isTensorList()) {
+      for (const Tensor& t : v.toTensorList()) check(t, arg);
+    }
+  }
+}
+
 void fallback(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   size_t nargs = schema.arguments().size(), first = stack->size() - nargs;
+  check_one_device(schema, *stack, first);
   std::vector<c10::IValue> originals(stack->begin() + first, stack->end());
   Call call;
   if (keys.has(c10::DispatchKey::Sparse)) call.key = c10::DispatchKey::SparseCPU;     // also a factory of one

@@ -1,0 +1,52 @@
+# Copyright (c) 2026, torch_npu API-consistency kit contributors.
+# SPDX-License-Identifier: BSD-3-Clause
+"""An OpInfo draft on the simulated NPU: its values class compares the device with the CPU, the device included.
+
+Contract: a drafted file's Values and Gradients classes pass on the simulated NPU with its own kernels (device
+gradients in every backward dtype op_db declares for the device, complex32 included); its Values class fails when
+the device's kernel of the op (``cat``, which ``torch.vstack`` dispatches) returns values moved by a relative 1e-3
+while the CPU's stays right, and when that kernel leaves its (right) result on the CPU or on ``npu:1``. Real
+subprocesses: pytest runs the drafted file on the simulated NPU, the faulty kernel installed by a
+``sitecustomize`` through :mod:`torch_npu_testing.standin.kernels`.
+"""
+import os
+import re
+
+from test_task_new_opinfo import REPO_ROOT, draft, here_only, kit, site_dir  # noqa: F401,F811 - fixtures
+
+CACHE = os.environ.get("TORCH_NPU_TESTING_CACHE") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                                  "torch_npu_testing")
+FAULTY_CAT = '''
+import torch
+from torch_npu_testing.standin import kernels
+
+
+def cat(tensors, dim=0):
+    result = kernels.on_host("cat", tensors, dim)
+    if {fault!r} in ("cpu", "npu:1"):
+        return result.to({fault!r})
+    return result + (result.abs() + 1) * 1e-3 if result.is_floating_point() else result
+
+
+HANDLE = kernels.replace("cat", cat)  # kept: the registration lives as long as its library
+'''
+
+
+def values_run(run_python, root, rel, site=None, select="TestVstackValues and test_reference_inputs_match_the_cpu"):
+    """The Values class's device test (or ``select``), run by pytest on the simulated NPU: (exit status, output)."""
+    env = {"TORCH_NPU_TESTING_STANDIN_NPU": "simulated", "TORCH_NPU_TESTING_CACHE": CACHE,
+           "PYTHONPATH": os.pathsep.join(filter(None, [site, str(REPO_ROOT)]))}
+    proc = run_python(["-m", "pytest", "-q", "-p", "no:cacheprovider", rel, "-k", select], cwd=root, **env)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_values_catch_moved_values_and_a_result_on_the_cpu(kit, here_only, run_python, tmp_path):  # noqa: F811
+    rel = "test/ops/test_vstack_api.py"
+    draft(kit, "torch.vstack", rel)
+    status, output = values_run(run_python, kit, rel, select="TestVstackValues or TestVstackGradients")
+    assert status == 0 and "5 passed" in output and "failed" not in output, output[-3000:]
+    for fault, message in (("shift", "Tensor-likes are not close"), ("cpu", "the device call's result is on cpu,"),
+                           ("npu:1", "the device call's result is on npu:1, not on npu:0")):
+        site = site_dir(tmp_path, fault.replace(":", ""), FAULTY_CAT.replace("{fault!r}", repr(fault)))
+        status, output = values_run(run_python, kit, rel, site)
+        assert status == 1 and re.search(r"\b\d+ failed", output) and message in output, (fault, output[-3000:])
