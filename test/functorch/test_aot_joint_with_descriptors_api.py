@@ -149,6 +149,7 @@ def values(shape, dtype=torch.float32, start=0):
 # A fresh copy on DEVICE (``.to`` alone would alias a CPU tensor on a CPU run); fresh leaves requiring grad where
 # the originals do (what a caller passes as parameters); position-dependent weights of the loss sum(out * weights).
 def on_device(tensor): return tensor.detach().clone().to(DEVICE)
+def home_device(): return torch.empty(0, device=DEVICE).device  # with its index, as every example
 def leaf_copies(tensors): return [t.detach().clone().requires_grad_(t.requires_grad) for t in tensors]
 def cotangent(output): return values(output.shape, output.dtype, start=1).to(output.device)
 
@@ -546,6 +547,7 @@ class AotTestCase(TestCase):
             return
         float8 = want.dtype.itemsize == 1 and want.dtype.is_floating_point  # assert_close: float8 compares bitwise only
         self.assert_tensor(got, want, what, device=DEVICE, **(EXACT if float8 else tol))
+        self.assert_value(got.device, home_device(), f"{what}: device (the examples' index)")
         self.assert_value(got.requires_grad, want.requires_grad, f"{what}: requires_grad")
         if want.layout == torch.strided:
             self.assert_value((got.is_conj(), got.is_neg()), (want.is_conj(), want.is_neg()), f"{what}: conj/neg bits")
