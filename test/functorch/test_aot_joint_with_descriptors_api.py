@@ -111,15 +111,13 @@ SPARSE_EAGER_REFUSED = {"BSR": RuntimeError, "BSC": RuntimeError}  # CPU mm: no 
 
 # Per-release facts (see the docstring).
 COMPILERS_ON_COMPILE = torch_version_at_least("2.10")
-COMPILER_KEYWORDS = ("partition_fn", "fw_compiler", "bw_compiler") if COMPILERS_ON_COMPILE else ("fw_compiler",
-                                                                                                 "bw_compiler")
+COMPILER_KEYWORDS = ("partition_fn",) * COMPILERS_ON_COMPILE + ("fw_compiler", "bw_compiler")
 EXPORT_KEYWORDS = ["decompositions", "keep_inference_input_mutations", "ignore_shape_env"]
 EXPORT_KEYWORDS += (["disable_functionalization", "_record_nn_module_stack"] if torch_version_at_least("2.10")
                     else ["fw_compiler", "bw_compiler"])
 EXPORT_KEYWORDS += ["_disable_torch_fn_metadata_mode"] if torch_version_at_least("2.11") else []
 SERIALIZABLE_ON_COMPILE = torch_version_at_least("2.11")
-COMPILE_KEYWORDS = (list(COMPILER_KEYWORDS) if COMPILERS_ON_COMPILE else []) + (
-    ["serializable"] if SERIALIZABLE_ON_COMPILE else [])
+COMPILE_KEYWORDS = list(COMPILER_KEYWORDS) * COMPILERS_ON_COMPILE + ["serializable"] * SERIALIZABLE_ON_COMPILE
 DISABLE_FUNCTIONALIZATION_TAKES_EFFECT = torch_version_at_least("2.11")
 CHECKS_ARGUMENT_COUNT = torch_version_at_least("2.10")
 TOO_FEW_ERROR = RuntimeError if CHECKS_ARGUMENT_COUNT else StopIteration
@@ -402,17 +400,14 @@ EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywor
     "layouts/non-contiguous": ("layout", layout_inputs(NONCONTIGUOUS_EXAMPLE), {}),
     "sparse/dense": ("sparse", inputs(SPARSE_BASE), {}),
     "sizes": ("sizes", inputs(torch.zeros(0, 3), *SIZE_CASES.values(), grad=True), {}),
-    "side_effect/training": ("side_effect", inputs(torch.tensor([1.0, 2.0, 3.0])), {}),
-    "side_effect/inference": ("side_effect", inputs(torch.tensor([1.0, 2.0, 3.0])), {"grad": False}),
+    **{f"side_effect/{m}": ("side_effect", inputs(torch.tensor([1.0, 2.0, 3.0])), {"grad": m == "training"})
+       for m in ("training", "inference")},
     "input_mutation": ("input_mutation", inputs(torch.ones(3)), {"grad": False}),
-    "input_mutation/keep": ("input_mutation", inputs(torch.ones(3)),
-                            {"grad": False, "keep_inference_input_mutations": True}),
-    "input_mutation/disable": ("input_mutation", inputs(torch.ones(3)),
-                               {"grad": False, "disable_functionalization": True}),
+    **{f"input_mutation/{k}": ("input_mutation", inputs(torch.ones(3)), {"grad": False, option: True})
+       for k, option in (("keep", "keep_inference_input_mutations"), ("disable", "disable_functionalization"))},
     **{f"view_base/{m}": ("view_base", aliased_views(m == "training"), {"grad": m == "training"})
        for m in ("training", "inference")},
-    "intermediate": ("intermediate", inputs(values((6,))), {}),
-    "tokens": ("tokens", inputs(values((3,)) / 2), {}),
+    "intermediate": ("intermediate", inputs(values((6,))), {}), "tokens": ("tokens", inputs(values((3,)) / 2), {}),
     "mixed": ("mixed", inputs(*(values((2, 3), d, start=i) * (1 if i == 2 else 0.25) for i, d in
                                 enumerate(MIXED_DTYPES)), grad=True), {}),
     **{f"sparse/{label}": ("sparse_variant", inputs(example()), {}) for label, (example, _) in SPARSE_VARIANTS.items()},
@@ -430,10 +425,14 @@ FX_GETTER_LAYOUTS = {  # name: assert_fx_getters keywords where placeholders lea
 
 
 def shared(name):
-    """The process-wide export + compile called ``name`` in EXPORTS: each is paid once per run."""
+    """The process-wide export + compile called ``name`` in EXPORTS (in its context, if any; warnings recorded):
+    each is paid once per run."""
     if name not in _SHARED:
-        model, make, options = EXPORTS[name]
-        _SHARED[name] = Exported(MODELS[model], make, **options)
+        model, make, options, *context = EXPORTS[name]
+        with warnings.catch_warnings(record=True) as caught, (context or [contextlib.nullcontext])[0]():
+            warnings.simplefilter("always")
+            _SHARED[name] = Exported(MODELS[model] if isinstance(model, str) else model, make, **options)
+        _SHARED[name].warnings = [str(w.message) for w in caught]
     return _SHARED[name]
 
 
@@ -682,9 +681,11 @@ class TestAotExportJointWithDescriptors(AotTestCase):
                                   f"{label}: fx_utils pairs (input, gradient) and (output, tangent)")
 
     def test_fx_utils_getters_on_every_exported_graph(self):
-        """Every shared export but the subclass ones (which every getter refuses): see assert_fx_getters."""
-        for name, (_, _, options) in EXPORTS.items():
-            if "two_tensor" not in name and set(options) - {"grad", "list_and_keyword"} <= set(EXPORT_KEYWORDS):
+        """Every shared export but the subclass ones (which every getter refuses) and the subsystems' (tested there):
+        see assert_fx_getters."""
+        for name, (_, _, options, *_) in EXPORTS.items():
+            if not name.startswith(("subsystems/", "two_tensor", "linear/two_tensor")) and set(options) - {
+                    "grad", "list_and_keyword"} <= set(EXPORT_KEYWORDS):
                 with self.subTest(name):
                     self.assert_fx_getters(name, shared(name), **FX_GETTER_LAYOUTS.get(name, {}))
 
@@ -921,11 +922,7 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
         callable runs the code they return. They are export keywords in 2.9.1, compile keywords from 2.10."""
         from torch._functorch.partitioners import default_partition
         events, partitions = [], []
-
-        def partition(joint_module, joint_inputs, **kwargs):
-            partitions.append(default_partition(joint_module, joint_inputs, **kwargs))
-            return partitions[-1]
-
+        partition = (lambda *args, **kwargs: partitions.append(default_partition(*args, **kwargs)) or partitions[-1])
         options = {k: v for k, v in {"partition_fn": partition, "fw_compiler": recording_compiler("fw", events),
                                      "bw_compiler": recording_compiler("bw", events)}.items() if k in COMPILER_KEYWORDS}
         exported = shared("linear")
@@ -940,8 +937,8 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
                 joint = export(stack, model, exported.args, **options)
                 with self.assert_raises_exactly(TypeError, "compiler keywords given to compile", "fw_compiler"):
                     aot_autograd.aot_compile_joint_with_descriptors(joint, **options)
-            compiled = aot_autograd.aot_compile_joint_with_descriptors(joint, **(options if COMPILERS_ON_COMPILE
-                                                                                 else {}))
+            compiled = aot_autograd.aot_compile_joint_with_descriptors(joint, **(
+                options if COMPILERS_ON_COMPILE else {}))
         self.assert_value([e[:2] for e in events], [("fw", "compile"), ("bw", "compile")], "compiler calls")
         self.assert_value(events[0][3], 3, "example inputs of the forward compiler (2 params + x)")
         self.assert_value(events[1][3], len(placeholders(events[1][2])), "example inputs of the backward compiler")
@@ -950,9 +947,8 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
             self.assert_value([graph_ops(events[0][2]), graph_ops(events[1][2])], [graph_ops(g) for g in partitions[0]],
                               "fw_compiler/bw_compiler compile partition_fn's forward/backward graphs")
         del events[:]
-        exported_with_compilers = copy.copy(exported)
-        exported_with_compilers.compiled = compiled
-        self.assert_matches_eager("through user compilers", exported_with_compilers)
+        self.assert_matches_eager("through user compilers", types.SimpleNamespace(**dict(vars(exported),
+                                                                                         compiled=compiled)))
         self.assert_value(events, [("fw", "run"), ("bw", "run")] * (1 if DEVICE == "cpu" else 2),  # a call, again
                           "the callable runs fw_compiler's then bw_compiler's")
 
@@ -1001,8 +997,6 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
         """float16, bfloat16, int64, complex64 inputs and a float32 weight in one graph: outputs of torch.promote_types
         of the operands (floor division int64, comparison bool); values and gradients (own dtypes) eager's."""
         exported = shared("mixed")
-        skip_unless_vehicle(self, f"the mixed-dtype model eager on {DEVICE}",
-                            lambda: run(exported, exported.make, DEVICE, compiled=False))
         got, dtypes = self.assert_matches_eager("mixed dtypes", exported), MIXED_DTYPES + (torch.float32,)
         self.assert_value([o.dtype for o in got[0][1]], [torch.promote_types(dtypes[a], dtypes[b]) for a, b in
                                                          MIXED_PAIRS] + [torch.int64, torch.bool], "output dtypes")
@@ -1387,18 +1381,19 @@ def dropout_forward(m, x): return nn.functional.dropout(x * m.weight, 0.5)
 def default_dtype_forward(m, x): return x * 1.5 + torch.full((), 0.25, device=x.device)  # default dtype
 
 
-SUBSYSTEM_MODELS = {  # name: (CPU reference factory, make(device), Exported keywords, context of export and calls)
+SUBSYSTEM_MODELS = {  # name: (CPU reference factory, make(device), Exported keywords[, context of export and calls])
     "containers": (lambda: Model(pair_forward, [("proj", nn.Linear(3, 3))]), lambda device: ((Pair(
         on_device(values((2, 3)) / 2).to(device).requires_grad_(), values((2, 3), start=2).to(device) / 4),
-        {"shift": values((3,)).to(device)}), None), {}, contextlib.nullcontext),
-    "hooks": (HookedModel, inputs(values((2, 3)) / 2, grad=True), {}, contextlib.nullcontext),
-    "eval": (lambda: MODELS["batchnorm"]().eval(), inputs(values((5, 3)) / 4), {}, contextlib.nullcontext),
+        {"shift": values((3,)).to(device)}), None), {}),
+    "hooks": (HookedModel, inputs(values((2, 3)) / 2, grad=True), {}),
+    "eval": (lambda: MODELS["batchnorm"]().eval(), inputs(values((5, 3)) / 4), {}),
     "autocast": (MODELS["linear"], inputs(values((2, 3)) / 2, grad=True), {}, lambda: autocast_here()),
     "default_dtype": (lambda: Model(default_dtype_forward), inputs(values((2, 3), torch.int64)), {},
                       lambda: default_dtype(torch.float64)),
     "dropout": (lambda: Model(dropout_forward, params=[("weight", values((64,), start=1) / 8)]), inputs(torch.ones(64)),
-                {}, contextlib.nullcontext),
+                {}),
 }
+EXPORTS.update({f"subsystems/{name}": entry for name, entry in SUBSYSTEM_MODELS.items()})
 
 
 def autocast_here():  # torch.autocast(bfloat16) on the CPU (eager's reference) and on the device if it has autocast
@@ -1406,18 +1401,6 @@ def autocast_here():  # torch.autocast(bfloat16) on the CPU (eager's reference) 
     for device in [d for d in {"cpu", DEVICE} if torch.amp.is_autocast_available(d)]:
         stack.enter_context(torch.autocast(device, dtype=torch.bfloat16))
     return stack
-
-
-def subsystem_export(name):
-    """SUBSYSTEM_MODELS[name] exported and compiled once per process, inside its context, warnings recorded."""
-    key = f"subsystems/{name}"
-    if key not in _SHARED:
-        model_fn, make, options, context = SUBSYSTEM_MODELS[name]
-        with warnings.catch_warnings(record=True) as caught, context():
-            warnings.simplefilter("always")
-            _SHARED[key] = Exported(model_fn, make, **options)
-        _SHARED[key].warnings = [str(w.message) for w in caught]
-    return _SHARED[key]
 
 
 @requires_api(EXPORT_API, since="2.9")
@@ -1435,6 +1418,9 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
             leaf = x.detach().clone().requires_grad_()
             first, = torch.autograd.grad(exported.compiled(*params, leaf).sum(), params[0], create_graph=True)
             self.assertIsNotNone(first.grad_fn, "the first gradient with create_graph=True has history")
+            reference = copy.deepcopy(exported.reference)
+            want, = torch.autograd.grad(reference(leaf.detach().cpu()).sum(), reference.proj.weight, create_graph=True)
+            self.assert_tensor(first, want, "the first gradient", device=DEVICE, **TOLERANCE)
             with self.assert_raises_exactly(RuntimeError, "second backward", match="does not currently support double"):
                 torch.autograd.grad((first * first).sum(), leaf)
             import torch.autograd.forward_ad as fwad
@@ -1452,18 +1438,17 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
         for name, grad, wanted in (("input_mutation", False, [1]), ("batchnorm", True, [1, 1, 1, 0])):
             with self.subTest(name):
                 exported = shared(name)
-                buffers, args = [b.clone() for b in exported.model.buffers()], exported.make(DEVICE)[0]
-                tensors = buffers + list(args)
+                tensors = [b.clone() for b in exported.model.buffers()] + list(exported.make(DEVICE)[0])
                 before = [t._version for t in tensors]
                 with torch.set_grad_enabled(grad):
-                    exported.compiled(*leaf_copies(exported.model.parameters()), *buffers, *args)
+                    exported.compiled(*leaf_copies(exported.model.parameters()), *tensors)  # buffers, then inputs
                 self.assert_value([t._version - v for t, v in zip(tensors, before)], wanted,
                                   f"{name}: version bumps of buffers and inputs per call")
 
     def test_namedtuple_dict_and_return_types_in_and_out(self):
         """A namedtuple and a dict as inputs are in in_spec; the callable returns eager's namedtuple holding a
         torch.return_types.max, with eager's values and gradients."""
-        exported = subsystem_export("containers")
+        exported = shared("subsystems/containers")
         got = self.assert_matches_eager("containers", exported)
         out = dict(got)["output"]
         self.assert_value((type(out), type(out.second)), (Pair, torch.return_types.max), "types of the outputs")
@@ -1475,34 +1460,22 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
         """Hooks of the module and its submodule are traced; params_spec lists a tied weight under both names
         (named_parameters(remove_duplicate=False)) and the callable takes it twice; the frozen parameter gets no
         gradient, the non-persistent buffer is a buffer; output and gradients as eager's (a subclass of Model)."""
-        exported = subsystem_export("hooks")
+        exported = shared("subsystems/hooks")
         names = [name for name, _ in exported.model.named_parameters(remove_duplicate=False)]
-        self.assert_value((exported.joint.params_spec, exported.joint.buffers_spec),
-                          (names, ["offset"]), "params_spec, buffers_spec")
-        self.assert_value(names, ["frozen", "head.weight", "head.bias", "tail.weight"], "parameter names")
-        leaves = dict(zip(("frozen", "head.weight", "head.bias"), leaf_copies(exported.model.parameters())))
-        leaves["tail.weight"] = leaves["head.weight"]
-        reference = copy.deepcopy(exported.reference)
-        x_cpu = exported.make("cpu")[0][0]
-        with torch.enable_grad():
-            got = exported.compiled(*[leaves[n] for n in names], *exported.model.buffers(), *exported.args)
-            want = reference(x_cpu)
-            backward(got)
-            backward(want)
-        self.assert_same_leaf("output with hooks", got, want, TOLERANCE)
-        for name, param in reference.named_parameters():
-            want_grad = param.grad
-            self.assertIs(leaves[name].grad is None, want_grad is None, f"{name}: has a gradient as eager")
-            if want_grad is not None:
-                self.assert_tensor(leaves[name].grad, want_grad, f"gradient of {name} (tied: summed)", device=DEVICE,
-                                   **TOLERANCE)
+        self.assert_value((exported.joint.params_spec, exported.joint.buffers_spec, names), (names, ["offset"], [
+            "frozen", "head.weight", "head.bias", "tail.weight"]), "params_spec, buffers_spec, parameter names")
+        leaves = leaf_copies(exported.model.parameters())  # frozen, head.weight (tied: passed again), head.bias
+        got = self.assert_matches_eager("hooks, a tied weight passed twice", exported, params=leaves + leaves[1:2])
+        self.assert_value([what for what, grad in got if what.startswith("gradient of") and grad is not None],
+                          ["gradient of head.weight", "gradient of head.bias", "gradient of input 0"],
+                          "gradients (tied: summed; frozen none)")
         self.assertIsInstance(exported.model, HookedModel, "the exported module is the user's subclass")
 
     def test_eval_mode_autocast_and_default_dtype(self):
         """Eval BatchNorm: running statistics used, not updated; under torch.autocast the callable gives eager's
         bfloat16 (called inside autocast, and outside too: autocast is traced); under set_default_dtype(float64) an
         int64 input times 1.5 is float64 as eager's (called outside: float32, promotion reads the default per call)."""
-        exported = subsystem_export("eval")
+        exported = shared("subsystems/eval")
         got = dict(self.assert_matches_eager("eval mode", exported))
         self.assert_tensor(got["buffer norm.running_mean"], torch.zeros(4), "running_mean in eval", device=DEVICE)
         tol = TOLERANCE if DEVICE == "cpu" else {"atol": 1e-2, "rtol": 1e-2}
@@ -1510,7 +1483,7 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
                 ("autocast", autocast_here, torch.bfloat16, torch.bfloat16),
                 ("default_dtype", lambda: default_dtype(torch.float64), torch.float64, torch.float32)):
             with self.subTest(name):
-                exported = subsystem_export(name)
+                exported = shared(f"subsystems/{name}")
                 with context():
                     got = dict(self.assert_matches_eager(name, exported, tol=tol))
                 self.assertIs(got["output"].dtype, dtype, f"{name}: output dtype")
@@ -1521,7 +1494,7 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
     def test_dropout_draws_as_eager_and_advances_the_stream(self):
         """From one seed the callable's dropout mask, output and gradients equal eager's on the device, and the
         global stream's next draw is the same after both."""
-        exported = subsystem_export("dropout")
+        exported = shared("subsystems/dropout")
         results, following = [], []
         for compiled in (True, False):
             with torch.random.fork_rng(devices=[] if DEVICE == "cpu" else None, device_type=DEVICE):
@@ -1543,7 +1516,7 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
         for label, obj in (("export", exported.joint), ("callable", exported.compiled)):
             with self.subTest(label), self.assertRaises((AttributeError, pickle.PicklingError, TypeError)):
                 pickle.dumps(obj)
-        self.assert_value({name: subsystem_export(name).warnings for name in SUBSYSTEM_MODELS},
+        self.assert_value({name: shared(f"subsystems/{name}").warnings for name in SUBSYSTEM_MODELS},
                           {name: [] for name in SUBSYSTEM_MODELS}, "warnings of export and compile")
 
 
