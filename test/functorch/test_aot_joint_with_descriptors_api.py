@@ -280,8 +280,7 @@ NONCONTIGUOUS_EXAMPLE = {0: lambda t: t.to(memory_format=torch.channels_last),
                          1: lambda t: t.to(memory_format=torch.channels_last_3d), 2: lambda t: t.t().contiguous().t(),
                          3: lambda t: t.conj()}
 LAYOUT_CASES = {  # label: view per input (image, volume, matrix, z: by position) and parameter (by name)
-    "contiguous": {},
-    "channels_last(_3d) image, volume and conv weight, transposed matrix, conj z and phase": {
+    "contiguous": {}, "channels_last(_3d) image, volume and conv weight, transposed matrix, conj z and phase": {
         **NONCONTIGUOUS_EXAMPLE, "conv.weight": lambda t: t.to(memory_format=torch.channels_last),
         "phase": lambda t: t.conj()},
     "image, z and row sliced with step 2, expanded (stride 0) matrix and channel, neg view z and phase": {
@@ -289,9 +288,8 @@ LAYOUT_CASES = {  # label: view per input (image, volume, matrix, z: by position
         3: lambda t: torch._neg_view(torch.cat([t, t], -1)[:, ::2]), "row": lambda t: torch.cat([t, t])[::2],
         "channel": lambda t: t[:1].expand(3, 1, 1, 1), "phase": lambda t: torch._neg_view(t)},
     "matrix sliced with step 2, expanded z, conj of a transposed neg view z": {
-        2: lambda t: torch.cat([t, t])[::2],
-        3: lambda t: torch._neg_view(t.t().contiguous()).t().conj()[1:2].expand(3, 4)},
-}
+        2: lambda t: torch.cat([t, t])[::2], 3: lambda t: torch._neg_view(t.t().contiguous()).t().conj()[1:2].expand(
+            3, 4)}}
 
 
 def layout_inputs(views):  # float32 image/volume/matrix, complex64 z viewed as ``views`` says, requiring grad
@@ -386,8 +384,7 @@ MODELS = {  # name: factory of the CPU reference module
     "two_tensor": lambda: Model(lambda m, *xs: [x * 2 for x in xs]),
     "sparse_mm": lambda: Model(lambda m, *xs: [torch.sparse.mm(x, m.weight) for x in xs], params=weight_4x3()),
     "to_dense": lambda: Model(lambda m, *xs: [torch.mm(x.to_dense(), m.weight) for x in xs], params=weight_4x3()),
-    "scale": lambda: Model(lambda m, x: x * m.weight, params=[("weight", values((3,), start=1))]),
-}
+    "scale": lambda: Model(lambda m, x: x * m.weight, params=[("weight", values((3,), start=1))])}
 EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywords: grad mode, call form, options)
     "linear": ("linear", inputs(values((2, 3)) / 2), {}),
     "linear/inference": ("linear", inputs(values((2, 3)) / 2), {"grad": False}),
@@ -415,8 +412,7 @@ EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywor
         shape, d, start=5).to(device))).requires_grad_(d in GRAD_DTYPES) for shape, d, view in
         two_tensor_cases().values()), None), {}),
     "linear/two_tensor": ("linear", lambda device: ((TwoTensor(values((2, 3), start=1).to(device), values(
-        (2, 3), start=4).to(device) / 2),), None), {}),
-}
+        (2, 3), start=4).to(device) / 2),), None), {})}
 
 
 FX_GETTER_LAYOUTS = {  # name: assert_fx_getters keywords where placeholders lead or an output gets no tangent
@@ -1391,8 +1387,7 @@ SUBSYSTEM_MODELS = {  # name: (CPU reference factory, make(device), Exported key
     "default_dtype": (lambda: Model(default_dtype_forward), inputs(values((2, 3), torch.int64)), {},
                       lambda: default_dtype(torch.float64)),
     "dropout": (lambda: Model(dropout_forward, params=[("weight", values((64,), start=1) / 8)]), inputs(torch.ones(64)),
-                {}),
-}
+                {})}
 EXPORTS.update({f"subsystems/{name}": entry for name, entry in SUBSYSTEM_MODELS.items()})
 
 
