@@ -230,14 +230,14 @@ def dtypes_forward(m, *xs):
     for i, x in enumerate(xs):
         y = x * getattr(m, f"scale_{i}")
         getattr(m, f"last_{i}").copy_(y)
-        real = (x.real.detach() if x.is_complex() else x).to(torch.float32) * 0.5
+        real = (x.real if x.is_complex() else x).to(torch.float32) * 0.5
         mask = x != 0
         outs.append((y, real, mask, (real if x.dtype in ARGMAX_REFUSED else x).argmax(1)))
     return outs
 
 
 def dtypes_model(dtypes):
-    return Model(dtypes_forward, params=[(f"scale_{i}", values((2, 3), d, start=2)) for i, d in enumerate(dtypes)],
+    return Model(dtypes_forward, params=[(f"scale_{i}", values((3,), d, start=2)) for i, d in enumerate(dtypes)],
                  buffers=[(f"last_{i}", torch.zeros(2, 3).to(d)) for i, d in enumerate(dtypes)])
 
 
