@@ -11,39 +11,32 @@ conj/neg bits, requires_grad and values; each parameter and input gradient; each
 
 Spaces enumerated (a class each; table-driven cases carry a label):
 
-- contract (...Export, ...Compile): specs; descriptors and their ``expr()``/``is_*`` answers; ``fx_utils``' nine
-  getters on every shared export, against the module's named_parameters()/named_buffers() and the examples (a
-  subclass graph: all refuse); the joint graph; linear, multi-output, BatchNorm, keyword-input modules, inference
-  graphs, repeated calls, changed parameters, a training graph under no_grad; grad mode right after each export
-  and compile; every keyword of both APIs (...Parameters);
-- descriptor programs (...AliasesAndEffects): aliased inputs, one mutated (ViewBaseAOTInput); two outputs viewing
-  one intermediate (IntermediateBaseAOTOutput); an effectful op (forward tokens, the effect run once per call);
-  dynamic shapes (SubclassSize/Stride descriptors, in ...Subclasses). The RNG switch (functionalize_rng_ops) needs
-  CUDA's RNG state: refused on CPU and NPU hosts, so the Philox descriptors are not reached there;
+- contract (...Export, ...Compile, ...Parameters): specs, descriptors and their ``expr()``/``is_*`` answers,
+  ``fx_utils``' nine getters on every shared export (a subclass graph: all refuse), the joint graph; linear,
+  multi-output, BatchNorm, keyword-input modules, inference graphs, repeated calls, changed parameters, a training
+  graph under no_grad, grad mode right after export and compile; every keyword of both APIs;
+- descriptor programs (...AliasesAndEffects): aliased inputs, one mutated (ViewBaseAOTInput); two outputs viewing one
+  intermediate (IntermediateBaseAOTOutput); an effectful op (forward tokens, run once per call); dynamic shapes
+  (SubclassSize/Stride, in ...Subclasses). functionalize_rng_ops needs CUDA's RNG state: refused on CPU and NPU
+  hosts, so the Philox descriptors are not reached there;
 - dtypes (...Dtypes): ``all_types_and_complex_and(half, bfloat16, bool)``, uint16/32/64 and the installed float8
   types as inputs, parameters and mutated buffers of one export, outputs of the input's dtype, float32, bool and
-  int64 (argmax); gradients for the floating and complex dtypes of the first space (float8 backward needs kernels
-  CPU lacks); argmax raises upstream's type where eager has no kernel; mixed-dtype ops in one graph;
-- layouts (...Layouts): rank-4/5 memory formats, transposed, step-sliced, expanded, conj and neg views, as inputs
-  and parameters, from contiguous and non-contiguous examples. Sparse (...Sparse): COO/CSR/CSC/BSR/BSC inputs to a
-  dense export work where eager does; COO examples export (uncoalesced and hybrid ones stay uncoalesced), the
-  compressed ones are refused; COO inputs requiring grad. Subclasses (...Subclasses): a TwoTensor per dtype,
-  layout and size; a plain tensor in its place fails per release (pinned internals);
-- sizes: distinct per dimension, values differing per position; ...Sizes adds a square transposed input, batches
-  and inner dimensions of 0, 0-d inputs and outputs, size-1 dimensions;
+  int64 (argmax), gradients of the floating and complex ones; argmax raises upstream's type where eager has no
+  kernel; mixed-dtype ops in one graph;
+- layouts (...Layouts): rank-4/5 memory formats, transposed, step-sliced, expanded, conj and neg views as inputs and
+  parameters, from contiguous and non-contiguous examples; sparse (...Sparse): COO/CSR/CSC/BSR/BSC inputs where eager
+  takes them, COO examples (uncoalesced and hybrid stay so), compressed ones refused, COO leaves requiring grad;
+  subclasses (...Subclasses): a TwoTensor per dtype, layout and size, a plain tensor in its place (pinned internals);
+- sizes (...Sizes): distinct per dimension, values differing per position, a square transposed input, batches and
+  inner dimensions of 0, 0-d inputs and outputs, size-1 dimensions;
 - side effects (...SideEffects): buffers and inputs mutated once per call, outputs aliasing an input, no state
-  across calls, export never running the module; bad input (...BadInput) to all three calls.
-- torch subsystems (...Subsystems): a first gradient with ``create_graph=True`` has history, a second backward,
-  forward-mode AD and ``torch.func.grad``/``vmap`` of the callable raise upstream's errors (eager does all four);
-  version counters: each call bumps every mutated input and buffer once and nothing else; a namedtuple and a dict
-  as inputs (in ``in_spec``), a namedtuple holding ``torch.return_types.max`` as output; forward pre-hooks and hooks
-  of the module and a submodule traced, a tied weight listed under both names and passed twice, a frozen parameter
-  (no gradient), a non-persistent buffer, the user's subclass of the module; eval mode (BatchNorm's statistics
-  read, not written); ``torch.autocast`` (CPU, and the device when it supports it: bfloat16 traced into the
-  graph) and ``set_default_dtype(float64)`` (read again at each call); dropout from one seed gives eager's mask,
-  gradients and next draw of the global stream; ``copy.copy`` of the export and the callable, pickling refused;
-  no warnings from export and compile. Caches: these APIs take their compilers as arguments and keep no cache of
-  their own (one compile per call, see the recording compilers above).
+  across calls, export never running the module; bad input (...BadInput) to all three calls;
+- torch subsystems (...Subsystems): higher order (the first gradient with ``create_graph=True`` is eager's, with
+  history; a second backward, forward-mode AD, ``torch.func.grad``/``vmap`` raise upstream's errors), version counters
+  of mutated inputs and buffers, a namedtuple and a dict in and ``torch.return_types`` out, hooks and pre-hooks of the
+  module and a submodule, tied, frozen and non-persistent state, the user's subclass, eval mode, ``torch.autocast``
+  and ``set_default_dtype``, dropout's RNG stream, ``copy.copy`` and pickling, warnings (none). Caches: these APIs
+  take their compilers as arguments and keep no cache of their own (one compile per call: the recording compilers).
 
 Not applicable: threads (no thread-local state; grad mode at export, the one thread-local input, is covered) and
 vmap (batched tensors are no input here). ``mutate``'s generic catalogue leaves nothing a test could see: export's
@@ -59,8 +52,10 @@ missing argument of the callable raises StopIteration and extra ones are ignored
 leaf read through to_dense() (None before).
 
 On the CPU results are compared with eager CPU (bitwise); on an accelerator the callable runs on the device against
-eager on CPU (exact for integer-valued data, float round-off else), and a dtype whose eager run fails on the device
-must fail compiled there with the same exception type.
+eager on CPU (exact for integer-valued data, float round-off else), on the examples' device index, and gives the same
+bits when called again, with and without backward; a dtype whose eager run fails on the device must fail compiled
+there with the same exception type. Eager on the device is the vehicle: where a device limit refuses it, the case
+skips with the device's message (compressed sparse examples cannot be printed where float64 ``min`` is refused).
 """
 from torch_npu_testing import (TestCase, run_tests, device_type, requires_api, torch_version_at_least,
                                skip_unless_vehicle, vehicle_refusal)
@@ -83,8 +78,10 @@ import torch
 import torch.utils._pytree as pytree
 from torch import nn
 from torch._functorch import aot_autograd
+from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.testing._internal.common_dtype import all_types_and_complex_and
 from torch.testing._internal.common_utils import set_default_dtype as default_dtype  # a context manager
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
 from torch.testing._internal.two_tensor import TwoTensor  # torch's own traceable wrapper subclass
 
 DEVICE = device_type()
@@ -267,9 +264,8 @@ def eager_error(fn):
 
 
 def layout_forward(m, image, volume, matrix, z):
-    """A conv of a rank-4 image, a channel scale of a rank-5 volume, a row scale of a matrix with its argmax and
-    mask, a complex scale of a complex matrix and a mask of its magnitude (|z|^2 > 4: z's gradient has one path,
-    as a device without complex add needs)."""
+    """A conv of a rank-4 image, channel and row scales of a rank-5 volume and a matrix (with its argmax and mask), a
+    complex scale of z and the mask |z|^2 > 4 (one gradient path: a device may have no complex add)."""
     scaled = z * m.phase
     return (m.conv(image), image * 2, volume * m.channel, matrix * m.row, matrix.argmax(1), matrix > 0, scaled,
             (z * z.conj()).real > 4)
@@ -497,6 +493,8 @@ def run(exported, make, device, *, compiled, grad=True, calls=1, params=None, ba
     names = parameter_names(exported.reference)
     if compiled:
         params = leaf_copies(exported.model.parameters()) if params is None else params
+        for param in params:  # given leaves start without gradients
+            param.grad = None
         buffers = [b.clone() for b in exported.model.buffers()]
     else:  # given parameters are swapped in with their layouts (views, memory formats) by functional_call
         params = list(module.parameters()) if params is None else [
@@ -617,11 +615,7 @@ class AotTestCase(TestCase):
             skip_unless_vehicle(self, f"{label} eager on {DEVICE} ({self.id()})",
                                 lambda: run(exported, make, DEVICE, compiled=False, **options))
         got = run(exported, make, DEVICE, compiled=True, **options)
-
-        def again(backprop):  # the same call again (given parameters' gradients restarting)
-            for param in options.get("params") or ():
-                param.grad = None
-            return run(exported, make, DEVICE, compiled=True, backprop=backprop, **options)
+        again = (lambda backprop: run(exported, make, DEVICE, compiled=True, backprop=backprop, **options))
         # A device kernel may not be nondeterministic: the same bits again, with backward and without (an op's
         # dispatches per call differ in number, so an alternating fault shows in one of the two).
         for backprop in (True, False) if DEVICE != "cpu" else ():
@@ -853,9 +847,9 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
         self.assert_matches_eager("decomposed graph", exported)
 
     def test_input_mutation_keywords_shape_the_graph_and_apply_the_mutation_once(self):
-        """keep_inference_input_mutations=True ends the graph in aten.copy_ and returns no mutated input;
-        disable_functionalization=True keeps aten.mul_ (from 2.11; 2.10 ignores it, 2.9.1 refuses it). Each
-        callable doubles x once per call and returns 2x * weight, as eager does, over two calls."""
+        """keep_inference_input_mutations=True ends the graph in aten.copy_, returning no mutated input;
+        disable_functionalization=True keeps aten.mul_ (2.11+; 2.10 ignores, 2.9.1 refuses it). Each callable
+        doubles x once per call and returns 2x * weight, as eager does, over two calls."""
         d = aot_module("descriptors")
         mutated_x = d.InputMutationAOTOutput(mutated_input=d.PlainAOTInput(idx=0))
         for label, name, copy_op, mul_op in [
@@ -878,8 +872,6 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
 
     def test_ignore_shape_env_keeps_int_inputs_out_of_the_shape_env(self):
         """With fake inputs under a ShapeEnv an int input becomes a SymInt placeholder, unless ignore_shape_env."""
-        from torch._subclasses.fake_tensor import FakeTensorMode
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv
         _, model = build_models(lambda: Model(lambda m, x, n: x * m.weight * n, params=[("weight", torch.ones(3))]))
         for ignore in (False, True):
             with self.subTest(f"ignore_shape_env={ignore}"):
@@ -1187,8 +1179,6 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
     def test_dynamic_shapes_give_size_and_stride_descriptors(self):
         """Fake examples with a ShapeEnv, static_shapes=False: a plain batch becomes symbolic; a TwoTensor's sizes and
         strides become SubclassSize/Stride primals and outputs (see the docstring per release); other batches run."""
-        from torch._subclasses.fake_tensor import FakeTensorMode
-        from torch.fx.experimental.symbolic_shapes import ShapeEnv
         d = aot_module("descriptors")
         for label, wrap in [("plain", lambda t: t), ("TwoTensor", lambda t: TwoTensor(t, t * 2 + 1))]:
             with self.subTest(label):
@@ -1320,9 +1310,8 @@ class TestAotJointWithDescriptorsBadInput(AotTestCase):
                 compile_joint(joint)
 
     def test_compiled_callable_rejects_wrong_arguments(self):
-        """Too few or extra arguments, wrong types, shapes or dtypes, a keyword, left-out or reordered parameters and
-        buffers: upstream's exception types; a failed call updates no buffer. In 2.9.1 extra arguments are dropped
-        (the call runs on the leading ones)."""
+        """Too few or extra arguments, wrong types, shapes or dtypes, a keyword, parameters and buffers left out or
+        reordered: upstream's exception types, no buffer updated (2.9.1 drops extra arguments: runs on the rest)."""
         lin, bn = shared("linear"), shared("batchnorm")
         params, bn_params = leaf_copies(lin.model.parameters()), leaf_copies(bn.model.parameters())
         buffers = [b.clone() for b in bn.model.buffers()]
@@ -1506,9 +1495,8 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
         self.assert_tensor(following[0], following[1].cpu(), "next draw of the global stream", device=DEVICE)
 
     def test_copies_pickling_and_warnings(self):
-        """copy.copy of the export and the callable work, pickling refuses a local object (deepcopy is left out:
-        upstream's copy of the fake-tensor state corrupts the heap at interpreter exit); exporting and compiling
-        the subsystem models gave no warning."""
+        """copy.copy of the export and the callable work, pickling refuses (deepcopy is left out: upstream's copy of
+        the fake-tensor state corrupts the heap at exit); exporting and compiling the subsystem models warned not."""
         exported, params = shared("linear"), leaf_copies(shared("linear").model.parameters())
         joint = copy.copy(exported.joint)
         self.assert_value((type(joint), joint.params_spec), (type(exported.joint), exported.joint.params_spec), "copy")
