@@ -187,9 +187,6 @@ class Exported:
             self.grad_modes.append(torch.is_grad_enabled())
 
 
-_SHARED = {}
-
-
 def inputs(*tensors, grad=False, **kwargs):  # a make(device): fresh copies (floats requiring grad if ``grad``)
     return lambda device: (tuple(t.detach().clone().to(device).requires_grad_(grad and (
         t.is_floating_point() or t.is_complex())) for t in tensors), (
@@ -414,11 +411,11 @@ EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywor
 FX_GETTER_LAYOUTS = {  # name: assert_fx_getters keywords where placeholders lead or an output gets no tangent
     **{f"view_base/{m}": {"leading": 1, "plain_inputs": ()} for m in ("training", "inference")},  # base replaces both
     "intermediate": {"untangented": (0, 1)}, "tokens": {"leading": 1}}  # the base's tangent; the effect token
+_SHARED = {}  # name in EXPORTS: its Exported
 
 
 def shared(name):
-    """The process-wide export + compile called ``name`` in EXPORTS (in its context, if any; warnings recorded):
-    each is paid once per run."""
+    """The export + compile ``name`` of EXPORTS (in its context, if any; warnings recorded), paid once per run."""
     if name not in _SHARED:
         model, make, options, *context = EXPORTS[name]
         with warnings.catch_warnings(record=True) as caught, (context or [contextlib.nullcontext])[0]():
@@ -468,12 +465,7 @@ def recording_compiler(stage, events):
     """An AOT compiler that logs when it compiles and when its compiled code runs, then runs the graph."""
     def compiler(graph_module, example_inputs):
         events.append((stage, "compile", graph_module, len(example_inputs)))
-
-        def run(args):
-            events.append((stage, "run"))
-            return torch.fx.Interpreter(graph_module).boxed_run(args)
-        run._boxed_call = True
-        return run
+        return aot_autograd.make_boxed_func(lambda *args: events.append((stage, "run")) or graph_module(*args))
     return compiler
 
 
@@ -734,8 +726,7 @@ class TestAotCompileJointWithDescriptors(AotTestCase):
         params = leaf_copies(exported.model.parameters())
         with torch.no_grad():
             exported.compiled(*params, *exported.args)
-            for param in params:
-                param.mul_(-2.0).add_(0.5)
+            [param.mul_(-2.0).add_(0.5) for param in params]
         other = leaf_copies(build_models(MODELS["linear"], seed=7)[1].parameters())
         for label, given in [("parameters changed in place", params), ("other parameter tensors", other)]:
             with self.subTest(label):
@@ -968,6 +959,8 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
         exported = shared("dtypes")
         got = run(exported, exported.make, DEVICE, compiled=True)
         want = run(exported, exported.make, "cpu", compiled=False)
+        if DEVICE != "cpu":  # the same bits again (see assert_matches_eager)
+            self.assert_same_results("dtypes, again", run(exported, exported.make, DEVICE, compiled=True), got, EXACT)
         self.assert_value([tuple(o.dtype for o in out) for out in got[0][1]],
                           [(d, torch.float32, torch.bool, torch.int64) for d in device_dtypes()],
                           "output dtypes (x * scale, float32, mask, argmax)")
