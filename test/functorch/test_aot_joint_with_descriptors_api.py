@@ -599,6 +599,11 @@ class AotTestCase(TestCase):
             for i, (g, w) in enumerate(zip(pytree.tree_leaves(got_value), pytree.tree_leaves(want_value))):
                 self.assert_same_leaf(f"{label}: {what} leaf {i}", g, w, tol)
 
+    def assert_same_again(self, label, got, call):
+        """On a device ``call()`` gives ``got``'s bits again: a device kernel may not be nondeterministic."""
+        if DEVICE != "cpu":
+            self.assert_same_results(f"{label}, again", call(), got, EXACT)
+
     def assert_matches_eager(self, label, exported, make=None, tol=TOLERANCE, eager_grad=None, **options):
         """On DEVICE the callable gives eager CPU's outputs, gradients, buffers, inputs (eager in eager_grad mode).
         Eager on DEVICE is the vehicle: where the device refuses it (a device limit) the case is not applicable."""
@@ -608,10 +613,9 @@ class AotTestCase(TestCase):
                                 lambda: run(exported, make, DEVICE, compiled=False, **options))
         got = run(exported, make, DEVICE, compiled=True, **options)
         again = (lambda backprop: run(exported, make, DEVICE, compiled=True, backprop=backprop, **options))
-        # A device kernel may not be nondeterministic: the same bits again, with backward and without (an op's
-        # dispatches per call differ in number, so an alternating fault shows in one of the two).
+        # With backward and without: an op's dispatches per call differ, so an alternating fault shows in one.
         for backprop in (True, False) if DEVICE != "cpu" else ():
-            self.assert_same_results(f"{label}, again", again(backprop), got if backprop else again(False), EXACT)
+            self.assert_same_again(label, got if backprop else again(False), lambda: again(backprop))
         options["grad"] = options.get("grad", True) if eager_grad is None else eager_grad
         self.assert_same_results(label, got, run(exported, make, "cpu", compiled=False, **options), tol)
         return got
@@ -959,8 +963,7 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
         exported = shared("dtypes")
         got = run(exported, exported.make, DEVICE, compiled=True)
         want = run(exported, exported.make, "cpu", compiled=False)
-        if DEVICE != "cpu":  # the same bits again (see assert_matches_eager)
-            self.assert_same_results("dtypes, again", run(exported, exported.make, DEVICE, compiled=True), got, EXACT)
+        self.assert_same_again("dtypes", got, lambda: run(exported, exported.make, DEVICE, compiled=True))
         self.assert_value([tuple(o.dtype for o in out) for out in got[0][1]],
                           [(d, torch.float32, torch.bool, torch.int64) for d in device_dtypes()],
                           "output dtypes (x * scale, float32, mask, argmax)")
@@ -1072,6 +1075,7 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                                     lambda: run(exported, inputs(example()), DEVICE, compiled=False))
                 sides = [run(exported, inputs(example()), device, compiled=c) for device, c in ((DEVICE, True),
                                                                                                 ("cpu", False))]
+                self.assert_same_again(label, sides[0], lambda: run(exported, inputs(example()), DEVICE, compiled=True))
                 got, want = (dict(side)["output"][0] for side in sides)
                 self.assert_value((got.is_coalesced(), got.sparse_dim(), got.dense_dim(), got._nnz()),
                                   (False, *dims), f"{label}: the sparse output")
@@ -1088,6 +1092,7 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
         exported = Exported(MODELS[model], examples)
         gm, sides = exported.joint.graph_module, [run(exported, examples, device, compiled=c)
                                                   for device, c in [(DEVICE, True), ("cpu", False)]]
+        self.assert_same_again(model, sides[0], lambda: run(exported, examples, DEVICE, compiled=True))
         for i, label in enumerate(("coalesced", "uncoalesced")):
             with self.subTest(f"{label}: {model}"):
                 grad_x = output_descriptors(gm).index(d.GradAOTOutput(grad_of=d.PlainAOTInput(idx=i)))
