@@ -759,7 +759,7 @@ class TestAotJointWithDescriptorsAliasesAndEffects(AotTestCase):
                 for device, compiled in [(DEVICE, True), ("cpu", False)]:  # make.last: this call's (leaf, base)
                     sides.append(run(exported, exported.make, device, compiled=compiled, grad=exported.grad) + [
                         ("base", exported.make.last[1]), ("leaf grad", exported.make.last[0].grad)])
-                self.assert_same_results(mode, *sides)
+                self.assert_same_results(mode, *sides, EXACT)  # integer-valued: exact on any device
                 self.assert_tensor(sides[0][-2][1], torch.cat([values((4,), start=1) * 2, values((2,), start=5)]),
                                    f"{mode}: base[:4] doubled", device=DEVICE)
 
@@ -771,7 +771,7 @@ class TestAotJointWithDescriptorsAliasesAndEffects(AotTestCase):
         self.assert_descriptors("intermediate base", exported.joint.graph_module, [
             weight, d.PlainAOTInput(idx=0), d.TangentAOTInput(output=base)],
             [d.PlainAOTOutput(idx=0), d.PlainAOTOutput(idx=1), base, d.GradAOTOutput(grad_of=weight), None])
-        first, second = self.assert_matches_eager("intermediate base", exported)[0][1]
+        first, second = self.assert_matches_eager("intermediate base", exported, tol=EXACT)[0][1]
         self.assert_value((first._base is not None, first._base is second._base), (True, True), "views of one base")
 
     def test_an_effectful_op_threads_a_token_and_runs_once_per_call(self):
@@ -788,7 +788,7 @@ class TestAotJointWithDescriptorsAliasesAndEffects(AotTestCase):
             got = run(exported, exported.make, DEVICE, compiled=True, calls=2)
         self.assert_value(by_export + by_calls, ["", "aot effect\n" * 2], "printed by export, by two calls")
         with captured_stdout():  # eager prints as well
-            self.assert_same_results("tokens", got, run(exported, exported.make, "cpu", compiled=False, calls=2))
+            self.assert_same_results("tokens", got, run(exported, exported.make, "cpu", compiled=False, calls=2), EXACT)
 
     def test_functionalized_rng_needs_a_cuda_rng_state(self):
         """functorch config functionalize_rng_ops=True (the switch that adds Philox seed/offset primals) reads the
@@ -863,7 +863,8 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
                                   f"{label}: (aten.copy_, aten.mul_) in the graph {ops}")
                 if not name.endswith("disable"):
                     self.assert_value(mutated_x in outputs, not copy_op, f"{label}: the graph returns x's new value")
-                self.assert_matches_eager(label, exported, inputs(torch.tensor([1.0, -2.0, 3.0])), grad=False, calls=2)
+                self.assert_matches_eager(label, exported, inputs(torch.tensor([1.0, -2.0, 3.0])), grad=False, calls=2,
+                                          tol=EXACT)
 
     def test_ignore_shape_env_keeps_int_inputs_out_of_the_shape_env(self):
         """With fake inputs under a ShapeEnv an int input becomes a SymInt placeholder, unless ignore_shape_env."""
@@ -974,7 +975,7 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
                 mine = (f"scale_{i}", f"last_{i}", f" {i}")
                 got_i, want_i = ([(what, value[i] if what == "output" else value) for what, value in side
                                   if what == "output" or what.endswith(mine)] for side in (got, want))
-                self.assert_same_results(str(dtype), got_i, want_i, EXACT if DEVICE == "cpu" else TOLERANCE)
+                self.assert_same_results(str(dtype), got_i, want_i, EXACT)  # integer-valued: exact on any device
         for dtype in sorted(set(ALL_DTYPES) - set(device_dtypes()), key=str):
             with self.subTest(f"{dtype}: eager fails on {DEVICE}"):
                 make = dtype_inputs((dtype,))
@@ -986,7 +987,7 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
         """float16, bfloat16, int64, complex64 inputs and a float32 weight in one graph: outputs of torch.promote_types
         of the operands (floor division int64, comparison bool); values and gradients (own dtypes) eager's."""
         exported = shared("mixed")
-        got, dtypes = self.assert_matches_eager("mixed dtypes", exported), MIXED_DTYPES + (torch.float32,)
+        got, dtypes = self.assert_matches_eager("mixed dtypes", exported, tol=EXACT), MIXED_DTYPES + (torch.float32,)
         self.assert_value([o.dtype for o in got[0][1]], [torch.promote_types(dtypes[a], dtypes[b]) for a, b in
                                                          MIXED_PAIRS] + [torch.int64, torch.bool], "output dtypes")
         self.assert_value([None if g is None else g.dtype for what, g in got if what.startswith("gradient")],
@@ -1045,7 +1046,7 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                 if DEVICE == "cpu":
                     self.assertIs(error, SPARSE_EAGER_REFUSED.get(label), f"{label}: eager's refusal on CPU")
                 if error is None:
-                    self.assert_matches_eager(f"{label} input", exported, make)
+                    self.assert_matches_eager(f"{label} input", exported, make, tol=EXACT)
                     continue
                 with self.assert_raises_exactly(error, f"{label} input to the compiled callable"):
                     run(exported, make, DEVICE, compiled=True)
@@ -1057,7 +1058,7 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
             with self.subTest(label):
                 make = inputs(convert(SPARSE_BASE))
                 if error is None:
-                    self.assert_matches_eager(f"{label} example", Exported(MODELS["sparse"], make), make)
+                    self.assert_matches_eager(f"{label} example", Exported(MODELS["sparse"], make), make, tol=EXACT)
                     continue
                 # upstream's refusal prints the example: a device that cannot print it cannot form the message
                 skip_unless_vehicle(self, f"printing a {label} example on {DEVICE}", lambda: repr(make(DEVICE)[0]))
@@ -1080,8 +1081,8 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                 self.assert_value((got.is_coalesced(), got.sparse_dim(), got.dense_dim(), got._nnz()),
                                   (False, *dims), f"{label}: the sparse output")
                 self.assert_tensor(got._indices(), want._indices(), f"{label}: _indices()", device=DEVICE)
-                self.assert_tensor(got._values(), want._values(), f"{label}: _values()", device=DEVICE, **TOLERANCE)
-                self.assert_same_results(label, *sides)
+                self.assert_tensor(got._values(), want._values(), f"{label}: _values()", device=DEVICE)
+                self.assert_same_results(label, *sides, EXACT)
 
     def check_sparse_leaves(self, model, examples):
         """MODELS[model] of COO leaves requiring grad: see test_sparse_inputs_requiring_grad."""
@@ -1103,7 +1104,7 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                     continue
                 self.assert_value((got.layout, got._nnz()), (torch.sparse_coo, want._nnz()), f"{label}: x.grad")
                 self.assert_tensor(got._indices(), want._indices(), f"{label}: x.grad._indices()", device=DEVICE)
-        self.assert_same_results(model, *(sides if not dropped else [side[:1] for side in sides]))  # outputs
+        self.assert_same_results(model, *(sides if not dropped else [side[:1] for side in sides]), EXACT)  # outputs
 
     def test_sparse_inputs_requiring_grad(self):
         """COO leaves requiring grad (coalesced, uncoalesced): eager's sparse gradients through sparse.mm, through
@@ -1157,7 +1158,7 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
         cases = two_tensor_cases()
         primals = [n for n, _ in placeholders(shared("two_tensor").joint.graph_module) if n.startswith("primals")]
         self.assert_value(len(primals), 2 * len(cases), "two primals per TwoTensor input")
-        got = self.assert_matches_eager("TwoTensor space", shared("two_tensor"))
+        got = self.assert_matches_eager("TwoTensor space", shared("two_tensor"), tol=EXACT)
         dtypes = [torch.int64 if case[1] == torch.bool else case[1] for case in cases.values()]
         self.assert_value([out.dtype for out in got[0][1]], dtypes, "output dtypes")
         for label in sorted(set(TWO_TENSOR_CASES) - set(cases)):  # not applicable on this device: said so per case
@@ -1196,7 +1197,7 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
                 self.assert_value(d.SubclassSizeAOTOutput(base=d.PlainAOTOutput(idx=0), idx=0) in output_descriptors(
                     gm), label == "TwoTensor", "a SubclassSizeAOTOutput")
                 self.assert_descriptors(label, gm)
-                self.assert_matches_eager(f"{label}, batch 6 (exported at 4)", exported, make(6))
+                self.assert_matches_eager(f"{label}, batch 6 (exported at 4)", exported, make(6), tol=EXACT)
 
 
 # --------------------------------------------------------------------------- sizes
@@ -1210,7 +1211,7 @@ class TestAotJointWithDescriptorsSizes(AotTestCase):
         """Per shape x * scale keeps the shape, the total is 0-d, the 0-d scale's gradient is eager's; a Linear
         on a batch of 0 gives a (0, 2) output and zero gradients."""
         got = self.assert_matches_eager("sizes", shared("sizes"), inputs(torch.zeros(0, 3), *(
-            x * 2 for x in SIZE_CASES.values()), grad=True))
+            x * 2 for x in SIZE_CASES.values()), grad=True), tol=EXACT)
         for (label, x), (scaled, total) in zip(SIZE_CASES.items(), got[0][1][1]):
             self.assert_value((tuple(scaled.shape), tuple(total.shape)), (tuple(x.shape), ()), f"{label}: shapes")
         self.assert_tensor(got[0][1][0], torch.zeros(0, 2), "Linear on a batch of 0", device=DEVICE)
@@ -1231,7 +1232,7 @@ class TestAotJointWithDescriptorsSideEffects(AotTestCase):
                 exported = shared(f"side_effect/{label}")
                 self.assert_tensor(exported.args[0], torch.tensor([1.0, 2.0, 3.0]), f"{label}: example", device=DEVICE)
                 got = self.assert_matches_eager(label, exported, inputs(torch.tensor([1.0, -2.0, 3.0])), grad=grad,
-                                                calls=2)
+                                                calls=2, tol=EXACT)
                 self.assert_tensor(dict(got)["buffer calls"], torch.tensor(2.0), f"{label}: calls", device=DEVICE)
                 self.assert_tensor(exported.model.calls, torch.tensor(0.0), f"{label}: module buffer", device=DEVICE)
 
