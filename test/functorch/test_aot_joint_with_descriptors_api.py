@@ -158,8 +158,7 @@ def captured_stdout():  # what the block writes to file descriptor 1 (C++ std::c
             yield box
         finally:
             sys.stdout.flush()
-            os.dup2(saved, 1)
-            os.close(saved)
+            os.close(os.dup2(saved, 1) and saved)
             box.append(os.pread(sink.fileno(), 1 << 20, 0).decode())
 
 
@@ -201,12 +200,9 @@ class Model(nn.Module):
     def __init__(self, fn, modules=(), params=(), buffers=()):
         super().__init__()
         self.fn = fn
-        for name, module in modules:
-            self.add_module(name, module)
-        for name, tensor in params:
-            self.register_parameter(name, nn.Parameter(tensor, requires_grad=tensor.dtype in GRAD_DTYPES))
-        for name, tensor in buffers:
-            self.register_buffer(name, tensor)
+        [self.add_module(name, module) for name, module in modules]
+        [self.register_parameter(n, nn.Parameter(t, requires_grad=t.dtype in GRAD_DTYPES)) for n, t in params]
+        [self.register_buffer(name, tensor) for name, tensor in buffers]
 
     def forward(self, *args, **kwargs):
         return self.fn(self, *args, **kwargs)
@@ -240,10 +236,8 @@ def dtype_inputs(dtypes):  # one (2, 3) input per dtype; those of GRAD_DTYPES re
                                  for i, d in enumerate(dtypes)), None)
 
 
-@functools.lru_cache(maxsize=None)
-def eager_on_device(dtype):
-    """The dtype model's eager forward and backward on DEVICE."""
-    backward(dtypes_model((dtype,)).to(DEVICE)(*dtype_inputs((dtype,))(DEVICE)[0]))
+@functools.lru_cache(maxsize=None)  # the dtype model's eager forward and backward on DEVICE
+def eager_on_device(dtype): return backward(dtypes_model((dtype,)).to(DEVICE)(*dtype_inputs((dtype,))(DEVICE)[0]))
 
 
 def device_dtypes():
@@ -340,12 +334,9 @@ TWO_TENSOR_CASES = {  # label: (shape, dtype, view of each inner tensor); float/
     "size-1 dimensions": ((1, 3, 1), torch.float32, lambda t: t)}
 
 
-def two_tensor_refusal(dtype):  # the device's refusal of x * 2 in ``dtype`` (the TwoTensor model's op), or None
-    return vehicle_refusal(f"x * 2 in {dtype} on {DEVICE}", lambda: torch.ones(2, dtype=dtype, device=DEVICE) * 2)
-
-
-def two_tensor_cases():  # TWO_TENSOR_CASES whose dtype the device multiplies (all on the CPU)
-    return {k: c for k, c in TWO_TENSOR_CASES.items() if DEVICE == "cpu" or not two_tensor_refusal(c[1])}
+def two_tensor_cases():  # TWO_TENSOR_CASES whose x * 2 (the model's op) the device computes (all on the CPU)
+    return {k: c for k, c in TWO_TENSOR_CASES.items() if DEVICE == "cpu" or not vehicle_refusal(
+        f"x * 2 in {c[1]} on {DEVICE}", lambda c=c: torch.ones(2, dtype=c[1], device=DEVICE) * 2)}
 
 
 MODELS = {  # name: factory of the CPU reference module
@@ -1163,8 +1154,7 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
         self.assert_value([out.dtype for out in got[0][1]], dtypes, "output dtypes")
         for label in sorted(set(TWO_TENSOR_CASES) - set(cases)):  # not applicable on this device: said so per case
             with self.subTest(label):
-                refusal = two_tensor_refusal(TWO_TENSOR_CASES[label][1])
-                self.skipTest(f"device limit, vehicle x * 2 in {label}: {refusal}")
+                skip_unless_vehicle(self, f"x * 2 in {TWO_TENSOR_CASES[label][1]} on {DEVICE}", None)  # refused above
 
     def test_a_plain_tensor_where_a_two_tensor_was_exported_fails_by_accident(self):
         """A plain tensor in the TwoTensor's place fails where the implementation trips (2.9.1 StopIteration, 2.10-2.11
