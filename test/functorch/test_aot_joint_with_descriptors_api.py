@@ -44,12 +44,11 @@ inplace-dropped never fires (export traces fake copies, mutating no argument); c
 result-cpu have no effect (compile returns a callable: no tensor to change).
 
 Release differences (read in each release's ``aot_autograd.py``, then measured): 2.9.1 export takes decompositions,
-keep_inference_input_mutations, ignore_shape_env, fw_compiler and bw_compiler, compile none; from 2.10 fw/bw_compiler
-move to compile with partition_fn, export gains disable_functionalization (ignored by 2.10) and
-_record_nn_module_stack; 2.11 adds export's _disable_torch_fn_metadata_mode and compile's serializable. In 2.9.1 a
-missing argument of the callable raises StopIteration and extra ones are ignored; from 2.10 both raise RuntimeError.
-2.9.1 refuses a fake TwoTensor example; 2.14 adds inner tensors' sizes as primals and returns the gradient of a COO
-leaf read through to_dense() (None before).
+keep_inference_input_mutations, ignore_shape_env, fw_compiler and bw_compiler, compile none; 2.10 moves fw/bw_compiler
+to compile with partition_fn, export gains disable_functionalization (ignored by 2.10) and _record_nn_module_stack;
+2.11 adds export's _disable_torch_fn_metadata_mode and compile's serializable. 2.9.1's callable raises StopIteration
+for a missing argument and ignores extra ones (2.10+: RuntimeError for both) and refuses a fake TwoTensor example;
+2.14 adds inner tensors' sizes as primals and returns the gradient of a COO leaf read through to_dense() (None before).
 
 On the CPU results are compared with eager CPU (bitwise); on an accelerator the callable runs on the device against
 eager on CPU (exact for integer-valued data, float round-off else), on the examples' device index, and gives the same
@@ -121,9 +120,6 @@ TOO_FEW_ERROR = RuntimeError if CHECKS_ARGUMENT_COUNT else StopIteration
 PLAIN_FOR_SUBCLASS_ERROR = AssertionError if torch_version_at_least("2.12") else TOO_FEW_ERROR
 NESTED_SUBCLASS_SIZES = torch_version_at_least("2.14")  # dynamic TwoTensor: inner tensors' sizes are primals too
 TO_DENSE_DROPS_SPARSE_GRAD = not torch_version_at_least("2.14")  # the joint graph's gradient of a COO leaf: None
-FX_GETTERS = ("get_named_param_nodes", "get_param_nodes", "get_named_buffer_nodes", "get_buffer_nodes",
-              "get_param_and_grad_nodes", "get_plain_input_and_grad_nodes", "get_plain_output_and_tangent_nodes",
-              "get_all_input_and_grad_nodes", "get_all_output_and_tangent_nodes")
 
 
 # --------------------------------------------------------------------------- data
@@ -1138,7 +1134,9 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
         self.assert_descriptors("TwoTensor", gm, params + [d.SubclassGetAttrAOTInput(base=b, attr=a) for b in ins
                                                            for a in "ab"],
                                 [d.SubclassGetAttrAOTOutput(base=b, attr=a) for b in outs for a in "ab"] + [None])
-        for getter in FX_GETTERS:
+        getters = [name for name in dir(aot_module("fx_utils")) if name.startswith("get_")]
+        self.assert_value(len(getters), 9, f"fx_utils' getters: {getters}")
+        for getter in getters:
             with self.assert_raises_exactly(RuntimeError, f"fx_utils.{getter} of a subclass graph", "Subclasses are"):
                 getattr(aot_module("fx_utils"), getter)(gm.graph)
         self.assert_matches_eager("TwoTensor input", exported)
