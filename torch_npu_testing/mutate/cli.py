@@ -1,14 +1,16 @@
 # Copyright (c) 2026, torch_npu API-consistency kit contributors.
 # SPDX-License-Identifier: BSD-3-Clause
 """``python -m torch_npu_testing mutate FILE [--api NAME ...] [--jobs N] [--timeout S] [--json OUT]
-[--fail-under PCT] [--quiet] [--timeout-kills] [--passing-only]``.
+[--fail-under PCT] [--quiet] [--timeout-kills] [--passing-only] [--device [TYPE]] [--only GLOB ...]``.
 
 The APIs are FILE's rows of the one table (:file:`common/table.json`), or ``--api``. Exit status: 0, or 1
 when the strength over all APIs is under ``--fail-under``; 2 with one line on stderr and nothing written
 for bad input (an unknown API, a FILE that is no test file or has no tests, a baseline that fails: its
 failing tests named, and both ways on: write them, or ``--passing-only``, which measures the passing tests
-and names those it left out). An API this torch lacks is "absent in this torch" (exit 0), as ``report`` has it.
+and names those it left out; an ``--only`` GLOB that matches no mutant). An API this torch lacks is "absent
+in this torch" (exit 0), as ``report`` has it.
 """
+import fnmatch
 import json
 import os
 import sys
@@ -45,6 +47,9 @@ def add_arguments(parser):
     parser.add_argument("--device", nargs="?", const="", metavar="TYPE",
                         help="also fault the device's kernels of the aten ops each API dispatches on the device "
                              "(default TYPE: the device the tests run on, the simulated NPU's npu)")
+    parser.add_argument("--only", action="append", default=[], metavar="GLOB",
+                        help="run only the mutants whose id (API:code, API:op:fault on the device) matches GLOB "
+                             "(fnmatch; repeatable); the rest are left out, and counted")
 
 
 def _api_names(args):
@@ -108,6 +113,19 @@ def _mutant_record(mutant, report, docstring, single_api):
     return record
 
 
+def _chosen(globs, mutants):
+    """The mutants whose id matches one of ``globs`` (all without ``--only``)."""
+    return [m for m in mutants if not globs or any(fnmatch.fnmatchcase(m.id, glob) for glob in globs)]
+
+
+def _check_only(globs, *mutant_lists):
+    """Refuse an ``--only`` GLOB that matches no mutant of ``mutant_lists``."""
+    for glob in globs:
+        if not any(fnmatch.fnmatchcase(m.id, glob) for mutants in mutant_lists for m in mutants):
+            raise UsageError(f"--only {glob}: matches no mutant of {len(sum(map(list, mutant_lists), []))} "
+                             "(ids are API:code, API:op:fault for device mutants)")
+
+
 def _timeout_for(args):
     def timeout(baseline):
         return args.timeout if args.timeout is not None else 5 * baseline["test_s"] + 10
@@ -127,7 +145,8 @@ def _run_session(args, prepared):
     from . import session
 
     docstring, single, records = prepared.module.__doc__, len(prepared.targets) == 1, {}
-    progress = output.Progress(len(prepared.mutants), time.perf_counter(), args.quiet)
+    chosen = _chosen(args.only, prepared.mutants)
+    progress = output.Progress(len(chosen), time.perf_counter(), args.quiet)
 
     def done(report):
         mutant = prepared.mutants[report["index"]]
@@ -141,12 +160,13 @@ def _run_session(args, prepared):
 
     try:
         fresh, reasons, baseline = session.run_session(prepared, _device(), args.jobs, _timeout_for(args), done,
-                                                       restart, args.fresh_processes, args.passing_only)
+                                                       restart, args.fresh_processes, args.passing_only,
+                                                       [m.index for m in chosen])
     except session.BaselineFailed as failed:
         raise UsageError(_refusal(prepared, failed)) from None
     for reason in reasons:
         print(f"mutate: fresh process per mutant: {reason}", file=sys.stderr)
-    return fresh, reasons, baseline, [records[m.index] for m in prepared.mutants]
+    return fresh, reasons, baseline, [records[m.index] for m in chosen]
 
 
 def _api_blocks(args, prepared, records, baseline):
@@ -175,6 +195,12 @@ def _device_type(args):
     return device
 
 
+def _check_device_only(args, prepared, mutants):
+    """The device mutants ``--only`` keeps; a GLOB matching no mutant, generic or device, is refused."""
+    _check_only(args.only, prepared.mutants, mutants)
+    return _chosen(args.only, mutants)
+
+
 def _device_blocks(args, prepared, blocks, device):
     """Run the device session and give each present API its ``device`` block; the device's total percent."""
     from . import device_output, device_session
@@ -183,12 +209,12 @@ def _device_blocks(args, prepared, blocks, device):
     docstring, single, records = prepared.module.__doc__, len(prepared.targets) == 1, {}
     progress = output.Progress(0, time.perf_counter(), args.quiet)
 
-    plan = device_session.DevicePlan(device, [])
+    plan = device_session.DevicePlan(device, [], lambda mutants: _check_device_only(args, prepared, mutants))
 
     def done(report):
         mutant = plan.mutants[report["index"]]
         records[mutant.index] = device_output.mutant_record(mutant, report, docstring, single)
-        progress.total = len(plan.mutants)
+        progress.total = len(plan.chosen)
         progress.line(mutant.id, records[mutant.index]["outcome"], records[mutant.index]["killed_by"],
                       time.perf_counter())
 
@@ -205,10 +231,11 @@ def _device_blocks(args, prepared, blocks, device):
             if api_block["device"]["status"] == "scored":
                 scored.append(api_block["device"]["strength"])
     return {"device": device, "baseline_test_s": baseline["test_s"], "mutants": len(ordered),
+            "catalogue": len(plan.mutants),
             "vehicles": baseline.get("device", {}).get("vehicles", {}), "percent": score.total_percent(scored)}
 
 
-def _document(args, prepared, mode, blocks, timing):
+def _document(args, prepared, mode, blocks, timing, mutants):
     import torch
     from .child import test_ids
 
@@ -218,6 +245,7 @@ def _document(args, prepared, mode, blocks, timing):
             "torch_version": torch.__version__, "mode": "fresh" if fresh else "fork", "fresh_reasons": reasons,
             "jobs": args.jobs, "timeout_s": timing.pop("timeout_s"), "timeout_kills": args.timeout_kills,
             "passing_only": args.passing_only, "tests": len(test_ids(prepared.module)),
+            "only": list(args.only), "only_left_out": {"generic": len(prepared.mutants) - len(mutants)},
             "left_out": baseline.get("failures", []) if args.passing_only else [],
             "timing": timing, "apis": blocks, "percent": score.total_percent(present),
             "reach_percent": score.total_percent(present, reach=True)}
@@ -232,6 +260,8 @@ def _print(args, blocks, document, count):
         print("\n\n".join(tables) + "\n")
     if args.passing_only:
         print(output.passing_only_line(document))
+    if args.only:
+        print(output.only_line(document))
     print("\n".join(line for block in blocks for line in output.api_lines(block)))
     if document.get("device"):
         from .device_output import lines
@@ -260,6 +290,8 @@ def main(args):
     started = time.perf_counter()
     _check_file(args.file)
     prepared = _prepare(args, _api_names(args))
+    if args.device is None:
+        _check_only(args.only, prepared.mutants)
     if not prepared.targets:
         blocks = _api_blocks(args, prepared, [], {})
         print("\n".join(line for block in blocks for line in output.api_lines(block)))
@@ -273,8 +305,10 @@ def main(args):
     work = len(records) * test_s + (device["mutants"] * device["baseline_test_s"] if device else 0)
     timing = {"parent_import_s": prepared.import_s, "baseline_test_s": test_s, "wall_s": round(wall, 3),
               "target_s": round(1.25 * (prepared.import_s + work / args.jobs), 3), "timeout_s": timeout}
-    document = _document(args, prepared, (fresh, reasons, baseline), blocks, timing)
+    document = _document(args, prepared, (fresh, reasons, baseline), blocks, timing, records)
     document["device"] = device
+    if device:
+        document["only_left_out"]["device"] = device["catalogue"] - device["mutants"]
     _print(args, blocks, document, len(records) + (device["mutants"] if device else 0))
     if args.json:
         write_text_atomic(args.json, json.dumps(document, indent=1) + "\n")

@@ -6,7 +6,8 @@
    in scope (:class:`.device_scope.ApiScopes`) and :class:`.device_scope.DeviceOps` recording, per API,
    the aten overloads dispatched on the device within them, with the features each dispatch showed.
 2. The parent builds the device catalogue from that record (:func:`catalogue`): per API, per op, each
-   fault of :data:`.device_catalogue.DEVICE_FAULTS` whose needed features the op showed. An API whose calls
+   fault of :data:`.device_catalogue.DEVICE_FAULTS` whose needed features the op showed (``mutate --only``
+   runs the part of it ``DevicePlan.choose`` keeps). An API whose calls
    dispatch no device op of its own gets none: "not applicable", stated, not a score.
 3. Each device mutant runs in a forked child: the same hooks, and ``DeviceOps`` faulting that one op's
    in-scope device dispatches; every other dispatch, the CPU's included, is the right one. Only the tests
@@ -43,10 +44,13 @@ class DeviceMutant:
 
 @dataclass
 class DevicePlan:
-    """What a device child needs besides the parent's :class:`.child.Prepared`."""
+    """What a device child needs besides the parent's :class:`.child.Prepared`; ``choose(mutants)`` gives
+    those to run (``mutate --only``; may raise a usage error), ``chosen`` holds them once the catalogue is."""
 
     device: str
     mutants: list
+    choose: object = None
+    chosen: list = None
 
 
 def _install(prepared, scopes):
@@ -102,8 +106,9 @@ def run_session(prepared, plan, jobs, timeout_for, on_done):
     if not runner.passed(baseline):
         raise BaselineFailed(baseline)
     plan.mutants = catalogue(prepared, baseline["device"])
+    plan.chosen = plan.choose(plan.mutants) if plan.choose else list(plan.mutants)
     runner.run_all(lambda index: runner.start_fork(prepared, index, _bound(plan)),
-                   [m.index for m in plan.mutants], jobs, timeout_for(baseline), on_done)
+                   [m.index for m in plan.chosen], jobs, timeout_for(baseline), on_done)
     return baseline
 
 

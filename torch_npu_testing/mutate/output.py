@@ -17,7 +17,9 @@ computed from its counts (:func:`score.reach_scored`).
 
 Format 3 adds, with ``--device``, a ``device`` block per API (:mod:`.device_output`) and a top-level
 ``device`` (type, ``baseline_test_s``, ``mutants``, the ``vehicles``' dispatch counts, ``percent``); without
-it, ``device`` is null.
+it, ``device`` is null. ``only`` (the ``--only`` globs, ``[]`` without) and ``only_left_out`` (``generic``
+and, with ``--device``, ``device``: the mutants they left out; the top-level ``device`` then has the device
+``catalogue``'s size beside the ``mutants`` run) say when a document measures a part of the catalogue.
 """
 import sys
 
@@ -121,3 +123,15 @@ def passing_only_line(document):
         return f"mutate --passing-only: every test passes; measured all {document['tests']}"
     return (f"mutate --passing-only: measured the {measured} passing tests of {document['tests']}; "
             f"left out {len(left_out)} failing: {_names(left_out)}")
+
+
+def only_line(document):
+    """What ``--only`` left out: the globs, the mutants run and left out, generic and device."""
+    left = document["only_left_out"]
+    device = document.get("device") or {}
+    ran = sum(len(block["mutants"]) for block in document["apis"] if block["status"] == "present")
+    parts = [f"{ran} generic of {ran + left['generic']}"]
+    if "device" in left:
+        parts.append(f"{device['mutants']} device of {device['catalogue']}")
+    return (f"mutate --only {' '.join(document['only'])}: ran {', '.join(parts)}; left out "
+            f"{sum(left.values())} mutants; the strengths below are of these mutants only")

@@ -9,6 +9,8 @@ mutant runs fresh (the reason said); when it fails there too, :class:`BaselineFa
 known before any run (the device is not cpu, FILE starts threads at import, ``--fresh-processes``), the
 baseline runs fresh first, then the mutants.
 
+``indices`` (``mutate --only``) are the mutants to run, a part of the catalogue; by default all of it.
+
 With ``passing_only`` (``mutate --passing-only``) the baseline runs alone first (fork, or fresh for a reason
 known before any run); the tests it sees fail are left out of every mutant's run (``prepared.exclude``).
 A baseline that cannot be narrowed that way (the child raised or died, a class fixture failed, no test
@@ -53,14 +55,17 @@ def _overlapped(prepared, indices, jobs, timeout_for, on_done):
     return state["baseline"]
 
 
-def run_session(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh=False, passing_only=False):
+def run_session(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh=False, passing_only=False,
+                indices=None):
     """``(fresh, reasons, baseline report)``; ``on_done(report)`` per mutant, ``on_restart()`` before the
     mutants run again in fresh processes. ``timeout_for(baseline report)`` gives the timeout per mutant."""
+    if indices is None:
+        indices = [mutant.index for mutant in prepared.mutants]
     gc.freeze()  # the children's collector then leaves the parent's objects (and their shared pages) alone
     try:
         if passing_only:
-            return _run_passing_only(prepared, device, jobs, timeout_for, on_done, force_fresh)
-        return _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh)
+            return _run_passing_only(prepared, device, jobs, timeout_for, on_done, force_fresh, indices)
+        return _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh, indices)
     finally:
         gc.unfreeze()
 
@@ -78,7 +83,7 @@ def failing_tests(report, test_ids):
     return ("every" if len(failing) >= len(set(test_ids)) else "some"), failing
 
 
-def _run_passing_only(prepared, device, jobs, timeout_for, on_done, force_fresh):
+def _run_passing_only(prepared, device, jobs, timeout_for, on_done, force_fresh, indices):
     reasons = runner.fresh_reasons(prepared, device) + (["--fresh-processes was given"] if force_fresh else [])
     baseline = runner.run_baseline(prepared, bool(reasons))
     how, failing = failing_tests(baseline, child.test_ids(prepared.module))
@@ -86,13 +91,11 @@ def _run_passing_only(prepared, device, jobs, timeout_for, on_done, force_fresh)
         raise BaselineFailed(baseline)
     prepared.exclude = frozenset(failing)
     start = runner.start_fresh if reasons else runner.start_fork
-    indices = [mutant.index for mutant in prepared.mutants]
     runner.run_all(lambda index: start(prepared, index), indices, jobs, timeout_for(baseline), on_done)
     return bool(reasons), reasons, baseline
 
 
-def _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh):
-    indices = [mutant.index for mutant in prepared.mutants]
+def _run(prepared, device, jobs, timeout_for, on_done, on_restart, force_fresh, indices):
     reasons = runner.fresh_reasons(prepared, device) + (["--fresh-processes was given"] if force_fresh else [])
     if not reasons:
         try:

@@ -42,6 +42,8 @@ def _row(document, block):
     line = strength_line(block["name"], block["strength"])
     if document.get("passing_only"):
         line += f"; passing tests only ({len(document.get('left_out', []))} failing left out)"
+    if document.get("only"):
+        line += f"; only the mutants matching {' '.join(document['only'])}"
     found = {"name": block["name"], "line": line,
              "survivors": survivors, "explained": explained, "file": document.get("file"),
              "torch": document.get("torch_version")}
