@@ -40,8 +40,21 @@ Spaces enumerated (a class each; table-driven cases carry a label):
 
 Not applicable: threads (no thread-local state; grad mode at export, the one thread-local input, is covered) and
 vmap (batched tensors are no input here). ``mutate``'s generic catalogue leaves nothing a test could see: export's
-inplace-dropped never fires (export traces fake copies, mutating no argument); compile's result-resolved and
-result-cpu have no effect (compile returns a callable: no tensor to change).
+inplace-dropped never fires (fake copies are traced); compile's result-resolved, result-cpu act on no tensor (it
+returns a callable). Device faults left alive (``--device``) change nothing the APIs give: views of a synthetic base
+a call makes and uses itself, a promoted copy written back in its buffer's dtype, a float64 x addmm refuses with the
+CPU's error type, a dual input's parameters' zero tangents (jvp refused), export's rows of a bare-tensor args (arity):
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.as_strided.default:dev-view-copy,
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.copy.default:dev-promote,
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.addmm.default:dev-dtype-refused,
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.zeros_like.default:dev-shift,
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.zeros_like.default:dev-promote,
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.zeros_like.default:dev-result-cpu,
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.zeros_like.default:dev-other-index,
+torch._functorch.aot_autograd.aot_compile_joint_with_descriptors:aten.zeros_like.default:dev-nondeterministic,
+torch._functorch.aot_autograd.aot_export_joint_with_descriptors:aten.unbind.int:dev-view-copy,
+torch._functorch.aot_autograd.aot_export_joint_with_descriptors:aten.unbind.int:dev-result-cpu,
+torch._functorch.aot_autograd.aot_export_joint_with_descriptors:aten.unbind.int:dev-other-index.
 
 Release differences (read in each release's ``aot_autograd.py``, then measured): 2.9.1 export takes decompositions,
 keep_inference_input_mutations, ignore_shape_env, fw_compiler and bw_compiler, compile none; 2.10 moves fw/bw_compiler
@@ -68,6 +81,7 @@ import inspect
 import math
 import os
 import pickle
+import re
 import sys
 import tempfile
 import types
@@ -105,7 +119,6 @@ SPARSE_LAYOUTS = {  # label: (conversion, exception type of an export from such 
     "BSC": (lambda t: t.to_sparse_bsc((2, 2)), AssertionError)}
 SPARSE_EAGER_REFUSED = {"BSR": RuntimeError, "BSC": RuntimeError}  # CPU mm: no SparseBsc operand (BSR: in backward)
 
-# Per-release facts (see the docstring).
 COMPILERS_ON_COMPILE = torch_version_at_least("2.10")
 COMPILER_KEYWORDS = ("partition_fn",) * COMPILERS_ON_COMPILE + ("fw_compiler", "bw_compiler")
 EXPORT_KEYWORDS = ["decompositions", "keep_inference_input_mutations", "ignore_shape_env"]
@@ -114,7 +127,7 @@ EXPORT_KEYWORDS += (["disable_functionalization", "_record_nn_module_stack"] if 
 EXPORT_KEYWORDS += ["_disable_torch_fn_metadata_mode"] if torch_version_at_least("2.11") else []
 SERIALIZABLE_ON_COMPILE = torch_version_at_least("2.11")
 COMPILE_KEYWORDS = list(COMPILER_KEYWORDS) * COMPILERS_ON_COMPILE + ["serializable"] * SERIALIZABLE_ON_COMPILE
-DISABLE_FUNCTIONALIZATION_TAKES_EFFECT = torch_version_at_least("2.11")
+DISABLE_FUNCTIONALIZATION_APPLIES = torch_version_at_least("2.11")
 CHECKS_ARGUMENT_COUNT = torch_version_at_least("2.10")
 TOO_FEW_ERROR = RuntimeError if CHECKS_ARGUMENT_COUNT else StopIteration
 PLAIN_FOR_SUBCLASS_ERROR = AssertionError if torch_version_at_least("2.12") else TOO_FEW_ERROR
@@ -143,6 +156,7 @@ def on_device(tensor): return tensor.detach().clone().to(DEVICE)
 def home_device(): return torch.empty(0, device=DEVICE).device  # with its index, as every example
 def leaf_copies(tensors): return [t.detach().clone().requires_grad_(t.requires_grad) for t in tensors]
 def cotangent(output): return values(output.shape, output.dtype, start=1).to(output.device)
+def beyond_float32(t): return t + (2 ** -12 + 2 ** -40) if t.dtype in (torch.float64, torch.complex128) else t
 
 
 @contextlib.contextmanager
@@ -227,8 +241,8 @@ def dtypes_model(dtypes):
                  buffers=[(f"last_{i}", torch.zeros(2, 3).to(d)) for i, d in enumerate(dtypes)])
 
 
-def dtype_inputs(dtypes):  # one (2, 3) input per dtype; those of GRAD_DTYPES require grad
-    return lambda device: (tuple(values((2, 3), d, start=i).to(device).requires_grad_(d in GRAD_DTYPES)
+def dtype_inputs(dtypes):  # one (2, 3) input per dtype (off the float32/16 grid if 64-bit); GRAD_DTYPES' need grad
+    return lambda device: (tuple(beyond_float32(values((2, 3), d, start=i)).to(device).requires_grad_(d in GRAD_DTYPES)
                                  for i, d in enumerate(dtypes)), None)
 
 
@@ -242,12 +256,12 @@ def device_dtypes():
         lambda d=d: eager_on_device(d)) is None)
 
 
-def eager_error(fn):
-    """The exception type ``fn()`` raises, or None."""
+def eager_error(fn, message=False):
+    """The exception type ``fn()`` raises (with ``message``: the pair (type, escaped message)), or None."""
     try:
         fn()
     except Exception as exc:
-        return type(exc)
+        return (type(exc), re.escape(str(exc))) if message else type(exc)
 
 
 def layout_forward(m, image, volume, matrix, z):
@@ -259,9 +273,8 @@ def layout_forward(m, image, volume, matrix, z):
 
 
 LAYOUT_SHAPES = ((2, 3, 4, 5), (2, 3, 2, 4, 5), (3, 4), (3, 4))
-NONCONTIGUOUS_EXAMPLE = {0: lambda t: t.to(memory_format=torch.channels_last),
-                         1: lambda t: t.to(memory_format=torch.channels_last_3d), 2: lambda t: t.t().contiguous().t(),
-                         3: lambda t: t.conj()}
+NONCONTIGUOUS_EXAMPLE = {0: lambda t: t.to(memory_format=torch.channels_last), 3: lambda t: t.conj(),
+                         1: lambda t: t.to(memory_format=torch.channels_last_3d), 2: lambda t: t.t().contiguous().t()}
 LAYOUT_CASES = {  # label: view per input (image, volume, matrix, z: by position) and parameter (by name)
     "contiguous": {}, "channels_last(_3d) image, volume and conv weight, transposed matrix, conj z and phase": {
         **NONCONTIGUOUS_EXAMPLE, "conv.weight": lambda t: t.to(memory_format=torch.channels_last),
@@ -279,9 +292,6 @@ def layout_inputs(views):  # float32 image/volume/matrix, complex64 z viewed as 
     dtypes = (torch.float32, torch.float32, torch.float32, torch.complex64)
     return lambda device: (tuple(views.get(i, lambda t: t)(values(shape, dtype, start=i).to(device)).requires_grad_(
         True) for i, (shape, dtype) in enumerate(zip(LAYOUT_SHAPES, dtypes))), None)
-
-
-def with_argmax_and_mask(out): return out, out.argmax(1), out > 0
 
 
 SPARSE_BASE = torch.tensor([[0.0, 1, 0, 2], [3, 0, 0, 0], [0, 0, 4, 5], [0, -6, 0, 0]])
@@ -308,6 +318,7 @@ def aliased_views(grad):
 
 # Two outputs viewing one intermediate; an ordered-effect op (a token threads it); COO, invariants opted in (2.13 warns)
 def halves(y): return y[:3], y[3:]
+def with_argmax_and_mask(out): return out, out.argmax(1), out > 0
 def weight_4x3(): return [("weight", values((4, 3)))]
 def printing(x): return torch.ops.aten._print("aot effect") or x
 def sparse_coo(i, v): return torch.sparse_coo_tensor(torch.tensor(i), torch.tensor(v), (4, 4), check_invariants=True)
@@ -364,7 +375,8 @@ MODELS = {  # name: factory of the CPU reference module
     "two_tensor": lambda: Model(lambda m, *xs: [x * 2 for x in xs]),
     "sparse_mm": lambda: Model(lambda m, *xs: [torch.sparse.mm(x, m.weight) for x in xs], params=weight_4x3()),
     "to_dense": lambda: Model(lambda m, *xs: [torch.mm(x.to_dense(), m.weight) for x in xs], params=weight_4x3()),
-    "scale": lambda: Model(lambda m, x: x * m.weight, params=[("weight", values((3,), start=1))])}
+    "scale": lambda: Model(lambda m, x: x * m.weight, params=[("weight", values((3,), start=1))]),
+    "views": lambda: Model(lambda m, x, z: (x.t(), z.detach(), z.real, z.conj()))}  # outputs viewing the inputs
 EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywords: grad mode, call form, options)
     "linear": ("linear", inputs(values((2, 3)) / 2), {}),
     "linear/inference": ("linear", inputs(values((2, 3)) / 2), {"grad": False}),
@@ -385,6 +397,7 @@ EXPORTS = {  # name: (model, make(device) of the example inputs, Exported keywor
     **{f"view_base/{m}": ("view_base", aliased_views(m == "training"), {"grad": m == "training"})
        for m in ("training", "inference")},
     "intermediate": ("intermediate", inputs(values((6,))), {}), "tokens": ("tokens", inputs(values((3,)) / 2), {}),
+    "views": ("views", inputs(values((2, 3)), values((3, 2), torch.complex64).t()), {}),  # z transposed (kept by .to)
     "mixed": ("mixed", inputs(*(values((2, 3), d, start=i) * (1 if i == 2 else 0.25) for i, d in
                                 enumerate(MIXED_DTYPES)), grad=True), {}),
     **{f"sparse/{label}": ("sparse_variant", inputs(example()), {}) for label, (example, _) in SPARSE_VARIANTS.items()},
@@ -493,8 +506,7 @@ def run(exported, make, device, *, compiled, grad=True, calls=1, params=None, ba
             + [(f"buffer {n}", b) for n, b in zip(buffer_names(exported.reference), buffers)]
             + [(f"input {i}", a) for i, a in enumerate(args)]
             + [(f"gradient of input {i}", getattr(a, "grad", None) if getattr(a, "is_leaf", True) else None)
-               for i, a in enumerate(args)]
-            + [(f"keyword {k}", v) for k, v in (kwargs or {}).items()])
+               for i, a in enumerate(args)] + [(f"keyword {k}", v) for k, v in (kwargs or {}).items()])
 
 
 class AotTestCase(TestCase):
@@ -538,9 +550,8 @@ class AotTestCase(TestCase):
         for desc in [desc for _, desc in placeholders(gm)] + [o for o in output_descriptors(gm) if o is not None]:
             queries = ("is_grad",) if hasattr(desc, "is_grad") else ("is_param", "is_buffer", "is_tangent")
             want, true_query = expected_answers(desc)
-            self.assert_value((desc.expr(), {q: getattr(desc, q)() for q in queries}),
-                              (want, {q: q == true_query for q in queries}),
-                              f"{label}: expr() and {'/'.join(queries)} of {desc!r}")
+            self.assert_value((desc.expr(), {q: getattr(desc, q)() for q in queries}), (want, {
+                q: q == true_query for q in queries}), f"{label}: expr() and {'/'.join(queries)} of {desc!r}")
 
     def assert_fx_getters(self, label, exported, leading=0, plain_inputs=None, untangented=()):
         """``fx_utils``' seven named getters against named_parameters()/named_buffers() and the examples, never the
@@ -608,7 +619,6 @@ class AotTestCase(TestCase):
         return got
 
 
-# --------------------------------------------------------------------------- export
 @requires_api(EXPORT_API, since="2.9")
 class TestAotExportJointWithDescriptors(AotTestCase):
     """aot_export_joint_with_descriptors: specs, descriptors and the joint graph itself."""
@@ -683,7 +693,6 @@ class TestAotExportJointWithDescriptors(AotTestCase):
                                  [("outputs", [o.detach() for o in ref_outs]), ("gradients", list(ref_grads))])
 
 
-# --------------------------------------------------------------------------- compile
 @requires_api(COMPILE_API, since="2.9")
 class TestAotCompileJointWithDescriptors(AotTestCase):
     """aot_compile_joint_with_descriptors: the callable's outputs, gradients and buffer updates equal eager."""
@@ -724,7 +733,6 @@ class TestAotCompileJointWithDescriptors(AotTestCase):
                 self.assert_matches_eager(label, exported, params=given)
 
 
-# --------------------------------------------------------------------------- aliases, effects, RNG
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsAliasesAndEffects(AotTestCase):
     """Descriptor classes that need a particular program: aliased inputs, aliased outputs, effect tokens, RNG."""
@@ -741,11 +749,12 @@ class TestAotJointWithDescriptorsAliasesAndEffects(AotTestCase):
                                  [mutation, out, d.GradAOTOutput(grad_of=vb), d.GradAOTOutput(grad_of=w)]),
                                 ("inference", [vb, w], [mutation, out])]:
             with self.subTest(mode):
-                exported, sides = shared(f"view_base/{mode}"), []
+                exported = shared(f"view_base/{mode}")
                 self.assert_descriptors(mode, exported.joint.graph_module, ins, outs)
-                for device, compiled in [(DEVICE, True), ("cpu", False)]:  # make.last: this call's (leaf, base)
-                    sides.append(run(exported, exported.make, device, compiled=compiled, grad=exported.grad) + [
-                        ("base", exported.make.last[1]), ("leaf grad", exported.make.last[0].grad)])
+                side = lambda device, compiled=True: run(exported, exported.make, device, compiled=compiled, grad=(
+                    exported.grad)) + [("base", exported.make.last[1]), ("leaf grad", exported.make.last[0].grad)]
+                sides = [side(DEVICE), side("cpu", False)]
+                self.assert_same_again(mode, sides[0], lambda: side(DEVICE))  # the base's clone: the same bits
                 self.assert_same_results(mode, *sides, EXACT)  # integer-valued: exact on any device
                 self.assert_tensor(sides[0][-2][1], torch.cat([values((4,), start=1) * 2, values((2,), start=5)]),
                                    f"{mode}: base[:4] doubled", device=DEVICE)
@@ -790,7 +799,6 @@ class TestAotJointWithDescriptorsAliasesAndEffects(AotTestCase):
         self.assert_value(config.functionalize_rng_ops, False, "the switch after the patch")
 
 
-# --------------------------------------------------------------------------- parameters and call forms
 def add_as_subtraction(calls):
     """A decomposition of ``aten.add.Tensor`` into ``sub(a, neg(b))`` (exact in IEEE arithmetic) that logs calls."""
     def decomposition(a, b, *, alpha=1):
@@ -835,10 +843,9 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
         d = aot_module("descriptors")
         mutated_x = d.InputMutationAOTOutput(mutated_input=d.PlainAOTInput(idx=0))
         for label, name, copy_op, mul_op in [
-                ("default", "input_mutation", False, False), ("keep_inference_input_mutations=True",
-                                                              "input_mutation/keep", True, False),
-                ("disable_functionalization=True", "input_mutation/disable", False,
-                 DISABLE_FUNCTIONALIZATION_TAKES_EFFECT)]:
+                ("default", "input_mutation", False, False),
+                ("keep_inference_input_mutations=True", "input_mutation/keep", True, False),
+                ("disable_functionalization=True", "input_mutation/disable", False, DISABLE_FUNCTIONALIZATION_APPLIES)]:
             with self.subTest(label):
                 if name.endswith("disable") and "disable_functionalization" not in EXPORT_KEYWORDS:
                     with self.assert_raises_exactly(TypeError, f"{label} on {torch.__version__}", "disable_func"):
@@ -938,7 +945,6 @@ class TestAotJointWithDescriptorsParameters(AotTestCase):
                 aot_autograd.aot_compile_joint_with_descriptors(joint, serializable=True)
 
 
-# --------------------------------------------------------------------------- dtypes
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsDtypes(AotTestCase):
     """Every dtype of the space as input, parameter and mutated buffer; outputs of every dtype compared."""
@@ -952,9 +958,8 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
         got = run(exported, exported.make, DEVICE, compiled=True)
         want = run(exported, exported.make, "cpu", compiled=False)
         self.assert_same_again("dtypes", got, lambda: run(exported, exported.make, DEVICE, compiled=True))
-        self.assert_value([tuple(o.dtype for o in out) for out in got[0][1]],
-                          [(d, torch.float32, torch.bool, torch.int64) for d in device_dtypes()],
-                          "output dtypes (x * scale, float32, mask, argmax)")
+        self.assert_value([tuple(o.dtype for o in out) for out in got[0][1]], [(d, torch.float32, torch.bool,
+                          torch.int64) for d in device_dtypes()], "output dtypes (x * scale, float32, mask, argmax)")
         self.assert_value([dict(got)[f"gradient of scale_{i}"] is not None for i in range(len(device_dtypes()))],
                           [d in GRAD_DTYPES for d in device_dtypes()], "parameters of the dtypes that get gradients")
         for i, dtype in enumerate(device_dtypes()):
@@ -993,7 +998,6 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
                     exported.compiled(x.to(DEVICE))
 
 
-# --------------------------------------------------------------------------- layouts
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsLayouts(AotTestCase):
     """Memory formats, strided views and conj/neg views of inputs and parameters; sparse ones in ...Sparse."""
@@ -1024,19 +1028,19 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
 
     def test_a_dense_export_takes_sparse_inputs_where_eager_does(self):
         """Every sparse layout: the callable gives eager's strided output, argmax, mask and weight gradient, or
-        raises eager's exception type (RuntimeError for BSC, and for BSR in backward: no CPU mm kernel)."""
+        raises eager's exception and message (RuntimeError for BSC, and for BSR in backward: no CPU mm kernel)."""
         exported = shared("sparse/dense")
         for label, (convert, _) in SPARSE_LAYOUTS.items():
             with self.subTest(label):
                 make = inputs(convert(SPARSE_BASE))
-                error = eager_error(lambda: run(exported, make, DEVICE, compiled=False))
+                error, message = eager_error(lambda: run(exported, make, DEVICE, compiled=False), True) or (None, None)
                 if DEVICE == "cpu":
                     self.assertIs(error, SPARSE_EAGER_REFUSED.get(label), f"{label}: eager's refusal on CPU")
                 if error is None:
                     self.assert_matches_eager(f"{label} input", exported, make, tol=EXACT)
                     continue
-                with self.assert_raises_exactly(error, f"{label} input to the compiled callable"):
-                    run(exported, make, DEVICE, compiled=True)
+                with self.assert_raises_exactly(error, f"{label} input to the compiled callable", message):
+                    run(exported, make, DEVICE, compiled=True)  # the same kernel refuses: eager's message
 
     def test_export_accepts_coo_examples_and_refuses_compressed_ones(self):
         """A COO example exports (training graph) and its callable matches eager; CSR/CSC/BSR/BSC examples raise
@@ -1061,8 +1065,7 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
                 exported = shared(f"sparse/{label}")
                 skip_unless_vehicle(self, f"{label} COO eager on {DEVICE}",
                                     lambda: run(exported, inputs(example()), DEVICE, compiled=False))
-                sides = [run(exported, inputs(example()), device, compiled=c) for device, c in ((DEVICE, True),
-                                                                                                ("cpu", False))]
+                sides = [run(exported, inputs(example()), d, compiled=c) for d, c in ((DEVICE, True), ("cpu", False))]
                 self.assert_same_again(label, sides[0], lambda: run(exported, inputs(example()), DEVICE, compiled=True))
                 got, want = (dict(side)["output"][0] for side in sides)
                 self.assert_value((got.is_coalesced(), got.sparse_dim(), got.dense_dim(), got._nnz()),
@@ -1077,9 +1080,8 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
         eager = types.SimpleNamespace(reference=build_models(MODELS[model])[0])  # all that an eager run reads
         skip_unless_vehicle(self, f"{model} of COO leaves eager on {DEVICE}",
                             lambda: run(eager, examples, DEVICE, compiled=False))
-        exported = Exported(MODELS[model], examples)
-        gm, sides = exported.joint.graph_module, [run(exported, examples, device, compiled=c)
-                                                  for device, c in [(DEVICE, True), ("cpu", False)]]
+        gm = (exported := Exported(MODELS[model], examples)).joint.graph_module
+        sides = [run(exported, examples, d, compiled=c) for d, c in [(DEVICE, True), ("cpu", False)]]
         self.assert_same_again(model, sides[0], lambda: run(exported, examples, DEVICE, compiled=True))
         for i, label in enumerate(("coalesced", "uncoalesced")):
             with self.subTest(f"{label}: {model}"):
@@ -1108,7 +1110,6 @@ class TestAotJointWithDescriptorsSparse(AotTestCase):
             Exported(MODELS["sparse_mm"], hybrid)
 
 
-# --------------------------------------------------------------------------- tensor subclasses
 def subclass_primals(d, base, nested):
     """Primals of a dynamic (s, 3) TwoTensor ``base``: each inner tensor (with its sizes and stride if ``nested``),
     then the TwoTensor's own sizes and first stride."""
@@ -1131,9 +1132,9 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
         gm, params = exported.joint.graph_module, [d.ParamAOTInput(target=n) for n in ("proj.weight", "proj.bias")]
         ins = [d.PlainAOTInput(idx=0), d.TangentAOTInput(output=d.PlainAOTOutput(idx=0))]
         outs = [d.PlainAOTOutput(idx=0)] + [d.GradAOTOutput(grad_of=p) for p in params]
-        self.assert_descriptors("TwoTensor", gm, params + [d.SubclassGetAttrAOTInput(base=b, attr=a) for b in ins
-                                                           for a in "ab"],
-                                [d.SubclassGetAttrAOTOutput(base=b, attr=a) for b in outs for a in "ab"] + [None])
+        parts = (lambda kind, bases: [getattr(d, kind)(base=b, attr=a) for b in bases for a in "ab"])
+        self.assert_descriptors("TwoTensor", gm, params + parts("SubclassGetAttrAOTInput", ins),
+                                parts("SubclassGetAttrAOTOutput", outs) + [None])
         getters = [name for name in dir(aot_module("fx_utils")) if name.startswith("get_")]
         self.assert_value(len(getters), 9, f"fx_utils' getters: {getters}")
         for getter in getters:
@@ -1188,7 +1189,6 @@ class TestAotJointWithDescriptorsSubclasses(AotTestCase):
                 self.assert_matches_eager(f"{label}, batch 6 (exported at 4)", exported, make(6), tol=EXACT)
 
 
-# --------------------------------------------------------------------------- sizes
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsSizes(AotTestCase):
     """Distinct and equal sizes, zero-size dimensions, 0-d tensors and size-1 dimensions."""
@@ -1205,12 +1205,11 @@ class TestAotJointWithDescriptorsSizes(AotTestCase):
         self.assert_tensor(got[0][1][0], torch.zeros(0, 2), "Linear on a batch of 0", device=DEVICE)
 
 
-# --------------------------------------------------------------------------- side effects
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsSideEffects(AotTestCase):
     """In-place updates of buffers and inputs, outputs aliasing an input, no state kept across calls."""
 
-    shared_exports = ("side_effect/training", "side_effect/inference")
+    shared_exports = ("side_effect/training", "side_effect/inference", "views")
 
     def test_mutations_apply_once_per_call_as_in_eager_and_never_at_export(self):
         """Export traces with fake tensors (module buffer and example untouched); over two calls x doubles and the
@@ -1225,7 +1224,7 @@ class TestAotJointWithDescriptorsSideEffects(AotTestCase):
                 self.assert_tensor(exported.model.calls, torch.tensor(0.0), f"{label}: module buffer", device=DEVICE)
 
     def test_outputs_aliasing_the_input_are_the_input_and_a_view_of_it(self):
-        """``return x, x[1:]``: the first output is x itself, the second a view of x, as in eager."""
+        """``return x, x[1:]``: x itself and a view of x; x.t(), z.detach(), z.real, z.conj(): eager's views too."""
         for label, grad in [("training", True), ("inference", False)]:
             with self.subTest(label):
                 exported = shared(f"side_effect/{label}")
@@ -1239,6 +1238,10 @@ class TestAotJointWithDescriptorsSideEffects(AotTestCase):
                     view.add_(10)
                 self.assert_tensor(x, torch.tensor([2.0, 14.0, 16.0]), f"{label}: writing through the view",
                                    device=DEVICE)
+        (x, z), facts = shared("views").make(DEVICE)[0], lambda outs: [(
+            o.untyped_storage().data_ptr(), o.dtype, o.shape, o.stride(), o.is_conj()) for o in outs]
+        self.assert_value(facts(shared("views").compiled(x, z)), facts(MODELS["views"]()(x, z)),
+                          "x.t(), z.detach(), z.real, z.conj() of a transposed z: eager's views of the inputs' storage")
 
     def test_repeated_calls_with_fresh_state_give_the_same_eager_result(self):
         """The passed buffers are updated in place (same storage); no hidden state: the next call with fresh buffers
@@ -1252,7 +1255,6 @@ class TestAotJointWithDescriptorsSideEffects(AotTestCase):
         self.assert_matches_eager("BatchNorm, next call with fresh buffers", exported)
 
 
-# --------------------------------------------------------------------------- bad input
 @requires_api(EXPORT_API, since="2.9")
 class TestAotJointWithDescriptorsBadInput(AotTestCase):
     """Bad arguments to export, compile and the compiled callable raise upstream's exception types."""
@@ -1331,7 +1333,6 @@ class TestAotJointWithDescriptorsBadInput(AotTestCase):
                 self.assert_value(int(buffers[2]), 0, f"{label}: num_batches_tracked after the failed call")
 
 
-# --------------------------------------------------------------------------- torch subsystems
 Pair = collections.namedtuple("Pair", "first second")
 
 
@@ -1354,7 +1355,7 @@ class HookedModel(Model):
         self.head.register_forward_hook(lambda m, args, out: out + 1)
 
 
-def dropout_forward(m, x): return nn.functional.dropout(x * m.weight, 0.5)
+def dropout_forward(m, x): return nn.functional.dropout(x * m.weight, 0.5), torch.native_dropout(x, 0.5, True)
 def default_dtype_forward(m, x): return x * 1.5 + torch.full((), 0.25, device=x.device)  # default dtype
 
 
@@ -1456,9 +1457,8 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
         got = dict(self.assert_matches_eager("eval mode", exported))
         self.assert_tensor(got["buffer norm.running_mean"], torch.zeros(4), "running_mean in eval", device=DEVICE)
         tol = TOLERANCE if DEVICE == "cpu" else {"atol": 1e-2, "rtol": 1e-2}
-        for name, context, dtype, outside_dtype in (
-                ("autocast", autocast_here, torch.bfloat16, torch.bfloat16),
-                ("default_dtype", lambda: default_dtype(torch.float64), torch.float64, torch.float32)):
+        for name, context, dtype, outside_dtype in (("autocast", autocast_here, torch.bfloat16, torch.bfloat16), (
+                "default_dtype", lambda: default_dtype(torch.float64), torch.float64, torch.float32)):
             with self.subTest(name):
                 exported = shared(f"subsystems/{name}")
                 with context():
@@ -1469,8 +1469,8 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
                 self.assertIs(outside.dtype, outside_dtype, f"{name}: output dtype called outside the context")
 
     def test_dropout_draws_as_eager_and_advances_the_stream(self):
-        """From one seed the callable's dropout mask, output and gradients equal eager's on the device, and the
-        global stream's next draw is the same after both."""
+        """From one seed the callable's dropout output and gradients, and a second draw's output and bool mask
+        (native_dropout's), equal eager's on the device, and the global stream's next draw is the same after both."""
         exported = shared("subsystems/dropout")
         results, following = [], []
         for compiled in (True, False):
