@@ -290,12 +290,12 @@ def main(args):
     started = time.perf_counter()
     _check_file(args.file)
     prepared = _prepare(args, _api_names(args))
-    if args.device is None:
-        _check_only(args.only, prepared.mutants)
-    if not prepared.targets:
+    if not prepared.targets:  # every API absent in this torch: said so, whatever --only asks
         blocks = _api_blocks(args, prepared, [], {})
         print("\n".join(line for block in blocks for line in output.api_lines(block)))
         return 0
+    if args.device is None:
+        _check_only(args.only, prepared.mutants)
     device_type = _device_type(args)
     fresh, reasons, baseline, records = _run_session(args, prepared)
     test_s, timeout = baseline["test_s"], _timeout_for(args)(baseline)
