@@ -967,7 +967,7 @@ class TestAotJointWithDescriptorsDtypes(AotTestCase):
                 mine = (f"scale_{i}", f"last_{i}", f" {i}")
                 got_i, want_i = ([(what, value[i] if what == "output" else value) for what, value in side
                                   if what == "output" or what.endswith(mine)] for side in (got, want))
-                self.assert_same_results(str(dtype), got_i, want_i, EXACT)  # exact products of exact values, on any device
+                self.assert_same_results(str(dtype), got_i, want_i, EXACT)  # exact products: exact on any device
         for dtype in sorted(set(ALL_DTYPES) - set(device_dtypes()), key=str):
             with self.subTest(f"{dtype}: eager fails on {DEVICE}"):
                 make = dtype_inputs((dtype,))
