@@ -25,7 +25,7 @@ collect_ignore = ["fixtures"]
 # Variables that this package, torch's test runner or the Ascend runner read: a subprocess started by a
 # test gets exactly the ones the test sets, whatever the surrounding shell or tox env exported.
 _CONTROLLED = ("TORCH_DEVICE_BACKEND_AUTOLOAD", "IN_CI", "CI", "PYTHONPATH", "TEST_REPORT_PATH",
-               "TEST_REPORT_SOURCE_OVERRIDE", "TOX_ENV_NAME", "PYTORCH_SRC")
+               "TEST_REPORT_SOURCE_OVERRIDE", "TOX_ENV_NAME", "PYTORCH_SRC", "OMP_NUM_THREADS")
 
 
 def pytest_configure(config):

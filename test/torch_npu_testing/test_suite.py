@@ -281,6 +281,48 @@ def test_rerun_other_grad_mode_compares_every_case(tmp_path):
     assert probe["enabled"]["passed"] == 3 and probe["disabled"]["failed"] == 1
 
 
+THREADS_FILE = '''
+from torch_npu_testing import TestCase
+import torch
+
+
+class Threads(TestCase):
+    def test_threads(self):
+        print("THREADS", torch.get_num_threads(), flush=True)
+        self.assertGreaterEqual(torch.get_num_threads(), 1)
+'''
+
+
+@pytest.mark.parametrize("args, env, wanted", [((), {}, 1), (("--threads", "2"), {}, 2),
+                                               (("--threads", "1"), {"OMP_NUM_THREADS": "2"}, 1)])
+def test_the_files_run_with_the_suites_thread_count(tmp_path, run_python, args, env, wanted):
+    """Tiny tensors: one intra-op thread unless ``--threads`` says otherwise; the test sees it and the results
+    record it."""
+    write(tmp_path, "test_threads_api.py", THREADS_FILE)
+    result = run_suite_cli(run_python, tmp_path, "test_threads_api.py", *args, "--no-grad-mode-probe", "--no-coverage",
+                           "--results", "r.json", TORCH_NPU_TESTING_DEVICE="cpu", PYTHONPATH=REPO_ROOT, **env)
+    assert result.returncode == 0, result.stderr
+    assert f"THREADS {wanted}" in result.stdout.splitlines()
+    assert json.loads((tmp_path / "r.json").read_text())["threads"] == wanted
+
+
+def test_suite_threads_leaves_an_omp_choice_to_torch():
+    """$OMP_NUM_THREADS set and no --threads: torch's own count (None); unset: 1; --threads wins over both."""
+    assert suite.suite_threads(None, {"OMP_NUM_THREADS": "4"}) is None
+    assert suite.suite_threads(None, {}) == 1 and suite.suite_threads(3, {"OMP_NUM_THREADS": "4"}) == 3
+
+
+@pytest.mark.parametrize("value", ["0", "-2"])
+def test_threads_under_one_is_a_one_line_error(tmp_path, monkeypatch, capsys, value):
+    """--threads 0 or negative: exit 2, one line, nothing run or written."""
+    write(tmp_path, "test_real.py", PASSING_API_FILE)
+    code, out, err = suite_in_process(monkeypatch, capsys, tmp_path, "test_real.py", "--threads", value,
+                                      "--results", "r.json")
+    assert code == 2
+    assert err == f"torch_npu_testing: error: --threads must be at least 1, not {value}\n"
+    assert out == "" and not (tmp_path / "r.json").exists()
+
+
 def test_missing_file_is_a_one_line_error(tmp_path, monkeypatch, capsys):
     """A file argument that does not exist: exit 2, one line naming it, nothing run."""
     write(tmp_path, "test_real.py", PASSING_API_FILE)

@@ -230,10 +230,15 @@ def run_files(paths, grad_mode_files, stream, recorder, meter):
 
 
 def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_calls=False,
-              stream=None, env_name=None, coverage=True):
+              stream=None, env_name=None, coverage=True, threads=None):
+    """Run ``paths`` in this process; ``threads``: torch's intra-op threads for the run (None: torch's own)."""
+    import torch
+
     from .coverage import summary_lines
     from .probe import format_probe, probe
 
+    if threads is not None:
+        torch.set_num_threads(threads)
     stream = sys.stderr if stream is None else stream
     started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     started = time.perf_counter()
@@ -260,6 +265,7 @@ def run_suite(paths, results_path=None, grad_mode_files=GRAD_MODE_FILES, api_cal
         "grad_mode_isolation": isolation,
         "totals": total,
         "coverage": coverage_block,
+        "threads": torch.get_num_threads(),
     }
     if recorder is not None:
         document["api_calls"] = recorder.finish()
@@ -288,12 +294,30 @@ def add_arguments(parser):
                         help="do not measure the APIs' implementation coverage (on by default)")
     parser.add_argument("--no-grad-mode-probe", action="store_true",
                         help="do not re-run the grad-mode files with the other initial grad mode")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="torch's intra-op CPU threads for the run (default: 1, or torch's own choice when "
+                             "$OMP_NUM_THREADS is set)")
+
+
+def suite_threads(args_threads, environ=os.environ):
+    """The intra-op thread count the suite sets, or None to leave torch's own.
+
+    The cases are tensors of a few elements: an intra-op thread only adds a parallel region's hand-off, and on
+    a shared machine a parallel kernel waits for a thread whose core is busy (measured on the 2-core box with
+    the other core loaded: a 24-element COO ``to_dense`` took 8 ms with 2 threads, 0.02 ms with 1; the suite
+    13 s against 19 s). So one thread, unless the user says otherwise (``--threads``, ``$OMP_NUM_THREADS``)."""
+    if args_threads is not None:
+        if args_threads < 1:
+            raise UsageError(f"--threads must be at least 1, not {args_threads}")
+        return args_threads
+    return None if environ.get("OMP_NUM_THREADS") else 1
 
 
 def main(args):
     if importlib.util.find_spec("torch") is None:
         raise UsageError(f"torch is not installed in {sys.executable} (`tox -e installed` uses the interpreter's "
                          "own torch: install torch / torch_npu there, or use a branch env such as `tox -e master_213`)")
+    threads = suite_threads(args.threads)
     paths = args.files or discover()
     unlisted = [] if args.files else not_in_table(".", paths)
     if unlisted:
@@ -303,5 +327,5 @@ def main(args):
     if missing:
         raise UsageError(f"no such test file: {missing[0]}")
     document = run_suite(paths, args.results, () if args.no_grad_mode_probe else GRAD_MODE_FILES,
-                         args.api_calls, env_name=args.env, coverage=not args.no_coverage)
+                         args.api_calls, env_name=args.env, coverage=not args.no_coverage, threads=threads)
     return 1 if results.failed_count(document["totals"]) else 0
