@@ -7,7 +7,8 @@ gradients in every backward dtype op_db declares for the device, complex32 inclu
 the device's kernel of the op (``cat``, which ``torch.vstack`` dispatches) returns values moved by a relative 1e-3
 while the CPU's stays right, and when that kernel leaves its (right) result on the CPU or on ``npu:1``; and, for
 ``hardtanh`` (which ``torch.nn.functional.relu6`` dispatches), when the kernel returns a contiguous result where
-the CPU keeps a permuted input's strides, and when it is one ulp off on every other call (what atomic adds do).
+the CPU keeps a permuted input's strides, and when it is one ulp off on every other call (what atomic adds do);
+and, for ``permute`` (``torch.moveaxis``), when the view comes back as a copy with the view's strides.
 Real subprocesses: pytest runs the drafted file on the simulated NPU, the faulty kernel installed by a
 ``sitecustomize`` through :mod:`torch_npu_testing.standin.kernels`.
 """
@@ -31,6 +32,11 @@ def cat(tensors, dim=0):
 
 
 HANDLE = kernels.replace("cat", cat)  # kept: the registration lives as long as its library
+'''
+PERMUTE_COPIED = '''
+from torch_npu_testing.standin import kernels
+
+HANDLE = kernels.replace("permute", lambda self, dims: kernels.on_host("permute", self, dims))  # a copy
 '''
 FAULTY_HARDTANH = '''
 import math
@@ -89,3 +95,14 @@ def test_values_catch_a_lost_layout_and_a_repeat_that_differs(kit, here_only, ru
         failed = [line for line in output.splitlines() if re.match(r"(SUB)?FAILED", line)]
         assert status == 1 and message in output and failed, (fault, output[-3000:])
         assert all(f"TestRelu6Values::{test}" in line for line in failed), (fault, output[-3000:])
+
+
+def test_values_catch_a_view_returned_as_a_copy(kit, here_only, run_python, tmp_path):  # noqa: F811
+    rel = "test/ops/test_moveaxis_api.py"
+    draft(kit, "torch.moveaxis", rel)
+    select = "TestMoveaxisValues and test_reference_inputs_match_the_cpu"
+    status, output = values_run(run_python, kit, rel, select=select)
+    assert status == 0 and "1 passed" in output and "failed" not in output, output[-3000:]
+    status, output = values_run(run_python, kit, rel, site_dir(tmp_path, "copied", PERMUTE_COPIED), select=select)
+    assert status == 1 and "outputs that are views of an input: [False] on npu, [True] on the CPU" in output, \
+        output[-3000:]

@@ -12,9 +12,10 @@ its dotted name): :data:`IMPORTS` and the text :data:`CHECKS`, whose functions t
   dtype's cases (a skip skips the case; an expected failure that fails skips it saying so, one that passes
   fails as an unexpected success);
 - a sample builder that raises makes that dtype not applicable (a skipped case), never a pass;
-- a device result is on the device and equals the CPU's, with its strides over dims of size > 1, and a second
-  device call (or in-place write) gives the same bits (on the CPU these skip with :data:`NO_ACCELERATOR`);
-  the dtype space and the device's error inputs compare outcomes, a result left off the input's device included.
+- a device result is on the device and equals the CPU's, with its strides over dims of size > 1 and the same
+  outputs being views of an input, and a second device call (or in-place write) gives the same bits (on the
+  CPU these skip with :data:`NO_ACCELERATOR`); the dtype space and the device's error inputs compare
+  outcomes, a result left off the input's device included.
 """
 IMPORTS = """\
 import contextlib
@@ -209,13 +210,22 @@ def check_device_matches_cpu(test, op, fn, kind="test_compare_cpu"):
             with case(test, op, kind, dtype, label(dtype, index, sample)):
                 expected = call(fn, sample)
                 view = isinstance(expected, torch.Tensor) and expected._is_view()
-                actual = on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE)))
+                actual, inputs = on_device(test, dtype, lambda: device_call(fn, sample))
                 off = {str(t.device) for t in pytree.tree_leaves(actual) if torch.is_tensor(t) and t.device != here}
                 test.assertFalse(off, f"the device call's result is on {', '.join(sorted(off))}, not on {here}")
                 assert_same(actual, expected, strides=view)
                 got, want = layouts(actual), layouts(expected)
                 test.assertTrue(got == want, f"the device result's strides (dims of size 1 aside) are not the CPU's: "
                                 f"{got} against {want} (a layout kept on the CPU, permuted or channels_last, is lost)")
+                got, want = views_of_inputs(actual, inputs), views_of_inputs(expected, sample)
+                said = f"outputs that are views of an input: {got} on {DEVICE}, {want} on the CPU"
+                test.assertTrue(got == want, said)
+
+
+def device_call(fn, sample):
+    """``fn`` on a copy of the sample on DEVICE: (its result, that copy)."""
+    copy = moved(sample, DEVICE)
+    return call(fn, copy), copy
 
 
 def check_repeated_device_calls(test, op, fn, kind="test_compare_cpu"):

@@ -183,8 +183,9 @@ def docstring(api, entries, versions):
         "op_db lacks an entry or a variant skips it with the reason. ``api`` calls the API by its name."
         + (f" Entries not in every torch probed: {'; '.join(lacking)}." if lacking else ""),
         "What a run proves. On an accelerator: values of every reference input x declared dtype equal the same call "
-        "on the CPU (dtype, shape, strides: all of them for views, those of dims of size > 1 otherwise) and a "
-        "second device call bit for bit, every dtype of the space has the CPU's outcome, error inputs "
+        "on the CPU (dtype, shape, strides: all of them for views, those of dims of size > 1 otherwise; the same "
+        "outputs being views of an input) and a second device call bit for bit, every dtype of the space has the "
+        "CPU's outcome (a result off the input's device included), error inputs "
         "raise the CPU's exception type, gradients equal the CPU's. On the CPU: values equal the entry's numpy ref "
         "and the other variants (function, method, in-place, out=, aliases), declared dtypes succeed, error inputs "
         "raise their type and message, gradcheck passes in float64. A CPU run cannot compare the CPU with itself: "
