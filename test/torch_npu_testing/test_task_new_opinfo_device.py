@@ -5,8 +5,11 @@
 Contract: a drafted file's Values and Gradients classes pass on the simulated NPU with its own kernels (device
 gradients in every backward dtype op_db declares for the device, complex32 included); its Values class fails when
 the device's kernel of the op (``cat``, which ``torch.vstack`` dispatches) returns values moved by a relative 1e-3
-while the CPU's stays right, and when that kernel leaves its (right) result on the CPU or on ``npu:1``. Real
-subprocesses: pytest runs the drafted file on the simulated NPU, the faulty kernel installed by a
+while the CPU's stays right, and when that kernel leaves its (right) result on the CPU or on ``npu:1``; and, for
+``hardtanh`` (which ``torch.nn.functional.relu6`` dispatches), when the kernel returns a contiguous result where
+the CPU keeps a permuted input's strides, and when it is one ulp off on every other call (what atomic adds do);
+and, for ``permute`` (``torch.moveaxis``), when the view comes back as a copy with the view's strides.
+Real subprocesses: pytest runs the drafted file on the simulated NPU, the faulty kernel installed by a
 ``sitecustomize`` through :mod:`torch_npu_testing.standin.kernels`.
 """
 import os
@@ -30,6 +33,32 @@ def cat(tensors, dim=0):
 
 HANDLE = kernels.replace("cat", cat)  # kept: the registration lives as long as its library
 '''
+PERMUTE_COPIED = '''
+from torch_npu_testing.standin import kernels
+
+HANDLE = kernels.replace("permute", lambda self, dims: kernels.on_host("permute", self, dims))  # a copy
+'''
+FAULTY_HARDTANH = '''
+import math
+
+import torch
+from torch_npu_testing.standin import kernels
+
+CALLS = []
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):
+    result = kernels.on_host("hardtanh", input, min_val, max_val)
+    if {fault!r} == "contiguous":
+        return result.contiguous()
+    CALLS.append(1)
+    if len(CALLS) % 2 or not result.is_floating_point():
+        return result
+    return torch.nextafter(result, torch.full_like(result, math.inf))
+
+
+HANDLE = kernels.replace("hardtanh", hardtanh)
+'''
 
 
 def values_run(run_python, root, rel, site=None, select="TestVstackValues and test_reference_inputs_match_the_cpu"):
@@ -44,9 +73,36 @@ def test_values_catch_moved_values_and_a_result_on_the_cpu(kit, here_only, run_p
     rel = "test/ops/test_vstack_api.py"
     draft(kit, "torch.vstack", rel)
     status, output = values_run(run_python, kit, rel, select="TestVstackValues or TestVstackGradients")
-    assert status == 0 and "5 passed" in output and "failed" not in output, output[-3000:]
+    assert status == 0 and "6 passed" in output and "failed" not in output, output[-3000:]
     for fault, message in (("shift", "Tensor-likes are not close"), ("cpu", "the device call's result is on cpu,"),
                            ("npu:1", "the device call's result is on npu:1, not on npu:0")):
         site = site_dir(tmp_path, fault.replace(":", ""), FAULTY_CAT.replace("{fault!r}", repr(fault)))
         status, output = values_run(run_python, kit, rel, site)
         assert status == 1 and re.search(r"\b\d+ failed", output) and message in output, (fault, output[-3000:])
+
+
+def test_values_catch_a_lost_layout_and_a_repeat_that_differs(kit, here_only, run_python, tmp_path):  # noqa: F811
+    rel = "test/ops/test_relu6_api.py"
+    draft(kit, "torch.nn.functional.relu6", rel)
+    select = "TestRelu6Values"
+    status, output = values_run(run_python, kit, rel, select=select)
+    assert status == 0 and "2 passed" in output and "failed" not in output, output[-3000:]
+    for fault, test, message in (
+            ("contiguous", "test_reference_inputs_match_the_cpu", "strides (dims of size 1 aside) are not the CPU's"),
+            ("repeat", "test_repeated_device_calls_agree_bit_for_bit", "a second call on npu gave other results")):
+        site = site_dir(tmp_path, fault, FAULTY_HARDTANH.replace("{fault!r}", repr(fault)))
+        status, output = values_run(run_python, kit, rel, site, select=select)
+        failed = [line for line in output.splitlines() if re.match(r"(SUB)?FAILED", line)]
+        assert status == 1 and message in output and failed, (fault, output[-3000:])
+        assert all(f"TestRelu6Values::{test}" in line for line in failed), (fault, output[-3000:])
+
+
+def test_values_catch_a_view_returned_as_a_copy(kit, here_only, run_python, tmp_path):  # noqa: F811
+    rel = "test/ops/test_moveaxis_api.py"
+    draft(kit, "torch.moveaxis", rel)
+    select = "TestMoveaxisValues and test_reference_inputs_match_the_cpu"
+    status, output = values_run(run_python, kit, rel, select=select)
+    assert status == 0 and "1 passed" in output and "failed" not in output, output[-3000:]
+    status, output = values_run(run_python, kit, rel, site_dir(tmp_path, "copied", PERMUTE_COPIED), select=select)
+    assert status == 1 and "outputs that are views of an input: [False] on npu, [True] on the CPU" in output, \
+        output[-3000:]

@@ -12,7 +12,10 @@ its dotted name): :data:`IMPORTS` and the text :data:`CHECKS`, whose functions t
   dtype's cases (a skip skips the case; an expected failure that fails skips it saying so, one that passes
   fails as an unexpected success);
 - a sample builder that raises makes that dtype not applicable (a skipped case), never a pass;
-- a device result is on the device and equals the CPU's (on the CPU that skips with :data:`NO_ACCELERATOR`).
+- a device result is on the device and equals the CPU's, with its strides over dims of size > 1 and the same
+  outputs being views of an input, and a second device call (or in-place write) gives the same bits (on the
+  CPU these skip with :data:`NO_ACCELERATOR`); the dtype space and the device's error inputs compare
+  outcomes, a result left off the input's device included.
 """
 IMPORTS = """\
 import contextlib
@@ -84,11 +87,12 @@ def markings(op, kind):
     return _MARKS[key]
 
 
-def honour(op, kind):
-    """Decorate a test with the entry's whole-test markings for ``kind``, as upstream applies them."""
+def honour(op, kind, actions=("skip", "xfail")):
+    """Decorate a test with the entry's whole-test markings for ``kind`` (those of ``actions``), as upstream
+    applies them."""
     def apply(test):
         for dtypes, action, reason in (markings(op, kind) if op is not None else ()):
-            if dtypes is None:
+            if dtypes is None and action in actions:
                 test = unittest.skip(reason)(test) if action == "skip" else unittest.expectedFailure(test)
         return test
     return apply
@@ -164,13 +168,23 @@ def assert_same(actual, expected, exact_dtype=True, strides=False):
                                check_stride=strides)
 
 
+def layouts(result):
+    """Each strided tensor output's strides over its dims of size > 1 (a dim of size 1, or a tensor of at most
+    one element, has no stride an op must keep)."""
+    return [tuple(s for n, s in zip(t.shape, t.stride()) if n > 1) if t.numel() > 1 else ()
+            for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor) and t.layout == torch.strided]
+
+
 def outcome(fn, sample, catch=Exception):
-    """("ok", result dtypes) or ("raised", exception type name): what the dtype space compares."""
+    """("ok", result dtypes, each with the device it is on where that is not the sample's input's) or ("raised",
+    exception type name): what the dtype space and the device's error inputs compare."""
     try:
         result = call(fn, sample)
     except catch as exc:  # noqa: BLE001 - the outcome is the answer
         return "raised", type(exc).__name__
-    return "ok", [str(t.dtype) for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
+    given = next((t.device for t in pytree.tree_leaves(sample.input) if isinstance(t, torch.Tensor)), None)
+    return "ok", [str(t.dtype) + ("" if given in (None, t.device) else f" on {t.device}")
+                  for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
 
 
 def on_device(test, dtype, run, api=None):
@@ -196,10 +210,34 @@ def check_device_matches_cpu(test, op, fn, kind="test_compare_cpu"):
             with case(test, op, kind, dtype, label(dtype, index, sample)):
                 expected = call(fn, sample)
                 view = isinstance(expected, torch.Tensor) and expected._is_view()
-                actual = on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE)))
+                actual, inputs = on_device(test, dtype, lambda: device_call(fn, sample))
                 off = {str(t.device) for t in pytree.tree_leaves(actual) if torch.is_tensor(t) and t.device != here}
                 test.assertFalse(off, f"the device call's result is on {', '.join(sorted(off))}, not on {here}")
                 assert_same(actual, expected, strides=view)
+                got, want = layouts(actual), layouts(expected)
+                test.assertTrue(got == want, f"the device result's strides (dims of size 1 aside) are not the CPU's: "
+                                f"{got} against {want} (a layout kept on the CPU, permuted or channels_last, is lost)")
+                got, want = views_of_inputs(actual, inputs), views_of_inputs(expected, sample)
+                said = f"outputs that are views of an input: {got} on {DEVICE}, {want} on the CPU"
+                test.assertTrue(got == want, said)
+
+
+def device_call(fn, sample):
+    """``fn`` on a copy of the sample on DEVICE: (its result, that copy)."""
+    copy = moved(sample, DEVICE)
+    return call(fn, copy), copy
+
+
+def check_repeated_device_calls(test, op, fn, kind="test_compare_cpu"):
+    """Two device calls on copies of the same reference input give the same bits (NaN where NaN) and strides:
+    a kernel whose result depends on scheduling (atomic adds) is not the CPU's. Upstream's dtype skips of
+    ``kind`` apply (a random or nondeterministic op's entry skips its CPU comparison)."""
+    for dtype in dtypes_of(test, op, kind, op.supported_dtypes(DEVICE)):
+        for index, sample in enumerate(built(test, op, dtype)):
+            with test.subTest(label(dtype, index, sample)):
+                first, second = (on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE))) for _ in range(2))
+                torch.testing.assert_close(second, first, rtol=0, atol=0, equal_nan=True, check_stride=True,
+                                           msg=lambda m: f"a second call on {DEVICE} gave other results: {m}")
 
 
 def check_numpy_ref(test, op, fn, kind="test_numpy_ref"):
@@ -273,6 +311,7 @@ def write_inplace(test, inplace, sample, expected, device):
     result = inplace(copy.input, *copy.args, **copy.kwargs)
     test.assertIs(result, copy.input, "an in-place variant returns its input")
     assert_same(result, expected.to(result.dtype) if isinstance(expected, torch.Tensor) else expected)
+    return result
 
 
 def check_out(test, op, fn, out_variant, kind="test_out"):
@@ -292,14 +331,19 @@ def check_out(test, op, fn, out_variant, kind="test_out"):
 
 def check_inplace(test, op, inplace, fn, device="cpu"):
     """In-place on a copy (on ``device``) against the API's CPU result (:func:`assert_inplace`); samples marked
-    ``broadcasts_input`` are skipped."""
+    ``broadcasts_input`` are skipped. On a device, a second write on another copy gives the same bits."""
     for dtype in dtypes_of(test, op, "test_inplace", op.supported_dtypes(device)):
         for index, sample in enumerate(built(test, op, dtype)):
             with case(test, op, "test_inplace", dtype, label(dtype, index, sample)):
                 if sample.broadcasts_input:
                     test.skipTest("the sample broadcasts its input: an in-place variant cannot resize it")
-                assert_inplace(test, inplace, sample, fn(sample.input, *sample.args, **sample.kwargs), device,
-                               f"torch.Tensor.{getattr(op.inplace_variant, '__name__', op.name + '_')}")
+                expected = fn(sample.input, *sample.args, **sample.kwargs)
+                name = f"torch.Tensor.{getattr(op.inplace_variant, '__name__', op.name + '_')}"
+                first = assert_inplace(test, inplace, sample, expected, device, name)
+                if device != "cpu" and first is not None:
+                    again = assert_inplace(test, inplace, sample, expected, device, name)
+                    torch.testing.assert_close(again, first, rtol=0, atol=0, equal_nan=True,
+                                               msg=lambda m: f"a second in-place write on {device} differs: {m}")
 
 
 def check_declared_dtypes(test, op, fn, kind="test_dtypes"):

@@ -7,10 +7,11 @@ by :func:`merge` (keyed by ``(name, variant_test_name)``, with the torch release
 the file text. The file reads ``op_db`` when it runs (each release tests its own samples, dtypes and
 markings; a release without an entry skips that entry's classes with the reason) and calls the API by its
 dotted name in one function, ``api``; the entry gives samples and metadata only. The areas per entry:
-Values (device vs CPU; numpy ref; the other variants; ``out=``), Dtypes (declared dtypes on the CPU; the
-dtype space on the device vs the CPU), BadInput (``error_inputs``, else a placeholder), Gradients
-(gradcheck; device vs CPU gradients), InPlace (where a named in-place variant exists). Placeholder classes
-(:data:`PLACEHOLDERS`) stay for what OpInfo cannot know; each of their cases fails with its label.
+Values (device vs CPU, strides included; a repeated device call, bit for bit; numpy ref; the other variants;
+``out=``), Dtypes (declared dtypes on the CPU; the dtype space on the device vs the CPU), BadInput
+(``error_inputs``, else a placeholder), Gradients (gradcheck; device vs CPU gradients), InPlace (where a named
+in-place variant exists). Placeholder classes (:data:`PLACEHOLDERS`) stay for what OpInfo cannot know; each of
+their cases fails with its label.
 """
 import re
 import textwrap
@@ -86,7 +87,9 @@ def tests_text(methods):
 def value_tests(entry, op, key):
     """The Values area's tests: device vs CPU, and the independent CPU checks the entry allows."""
     tests = [(["@only_on_accelerator", f'@honour({op}, "test_compare_cpu")'], "test_reference_inputs_match_the_cpu",
-              f"check_device_matches_cpu(self, {op}, api)")]
+              f"check_device_matches_cpu(self, {op}, api)"),
+             (["@only_on_accelerator", f'@honour({op}, "test_compare_cpu", ("skip",))'],
+              "test_repeated_device_calls_agree_bit_for_bit", f"check_repeated_device_calls(self, {op}, api)")]
     if entry["has_ref"]:
         tests.append(([f'@honour({op}, "test_numpy_ref")'], "test_reference_inputs_match_the_numpy_ref",
                       f"check_numpy_ref(self, {op}, api)"))
@@ -180,7 +183,9 @@ def docstring(api, entries, versions):
         "op_db lacks an entry or a variant skips it with the reason. ``api`` calls the API by its name."
         + (f" Entries not in every torch probed: {'; '.join(lacking)}." if lacking else ""),
         "What a run proves. On an accelerator: values of every reference input x declared dtype equal the same call "
-        "on the CPU (dtype, shape; strides for views), every dtype of the space has the CPU's outcome, error inputs "
+        "on the CPU (dtype, shape, strides: all of them for views, those of dims of size > 1 otherwise; the same "
+        "outputs being views of an input) and a second device call bit for bit, every dtype of the space has the "
+        "CPU's outcome (a result off the input's device included), error inputs "
         "raise the CPU's exception type, gradients equal the CPU's. On the CPU: values equal the entry's numpy ref "
         "and the other variants (function, method, in-place, out=, aliases), declared dtypes succeed, error inputs "
         "raise their type and message, gradcheck passes in float64. A CPU run cannot compare the CPU with itself: "
