@@ -127,7 +127,7 @@ EXPORT_KEYWORDS += (["disable_functionalization", "_record_nn_module_stack"] if 
 EXPORT_KEYWORDS += ["_disable_torch_fn_metadata_mode"] if torch_version_at_least("2.11") else []
 SERIALIZABLE_ON_COMPILE = torch_version_at_least("2.11")
 COMPILE_KEYWORDS = list(COMPILER_KEYWORDS) * COMPILERS_ON_COMPILE + ["serializable"] * SERIALIZABLE_ON_COMPILE
-DISABLE_FUNCTIONALIZATION_APPLIES = torch_version_at_least("2.11")
+DISABLE_FUNCTIONALIZATION_APPLIES = BACKWARD_KEEPS_RNG = torch_version_at_least("2.11")  # 2.9/2.10: redraws dropout
 CHECKS_ARGUMENT_COUNT = torch_version_at_least("2.10")
 TOO_FEW_ERROR = RuntimeError if CHECKS_ARGUMENT_COUNT else StopIteration
 PLAIN_FOR_SUBCLASS_ERROR = AssertionError if torch_version_at_least("2.12") else TOO_FEW_ERROR
@@ -440,9 +440,8 @@ def traced_layout(t): return (t.layout, t.stride(), t.is_conj()) if t.layout == 
 def node_meta(n, pool): return None if n is None else (tuple(n.meta["val"].shape), n.meta["val"].dtype, n in pool)
 
 
-# Upstream's documented answers per descriptor kind: expr() (a nested descriptor by its own expr) and the one of
-# is_param/is_buffer/is_tangent/is_grad that is True (a subclass part answers as its base).
-DESCRIPTOR_FORMS = {
+# Upstream's documented answers per descriptor kind: expr() (a nested one by its own expr), the is_* that is True
+DESCRIPTOR_FORMS = {  # (is_param/is_buffer/is_tangent/is_grad; a subclass part answers as its base)
     "ParamAOTInput": ("self.get_parameter({target!r})", "is_param"), "PlainAOTInput": ("args[{idx}]", None),
     "BufferAOTInput": ("self.get_buffer({target!r})", "is_buffer"), "PlainAOTOutput": ("output[{idx}]", None),
     "TangentAOTInput": ("__output_tangent({output})", "is_tangent"), "GradAOTOutput": ("__grad({grad_of})", "is_grad"),
@@ -1470,13 +1469,14 @@ class TestAotJointWithDescriptorsSubsystems(AotTestCase):
 
     def test_dropout_draws_as_eager_and_advances_the_stream(self):
         """From one seed the callable's dropout output and gradients, and a second draw's output and bool mask
-        (native_dropout's), equal eager's on the device, and the global stream's next draw is the same after both."""
+        (native_dropout's), equal eager's on the device, and the global stream's next draw is the same after both
+        (before 2.11 after the forward alone: the compiled backward of native_dropout draws again there)."""
         exported = shared("subsystems/dropout")
         results, following = [], []
         for compiled in (True, False):
             with torch.random.fork_rng(devices=[] if DEVICE == "cpu" else None, device_type=DEVICE):
                 torch.manual_seed(5)
-                results.append(run(exported, exported.make, DEVICE, compiled=compiled))
+                results.append(run(exported, exported.make, DEVICE, compiled=compiled, backprop=BACKWARD_KEEPS_RNG))
                 following.append(torch.rand(4, device=DEVICE))
         self.assert_same_results("dropout, compiled vs eager on the device", results[0], results[1], EXACT)
         self.assert_tensor(following[0], following[1].cpu(), "next draw of the global stream", device=DEVICE)
