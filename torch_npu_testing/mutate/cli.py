@@ -120,9 +120,10 @@ def _chosen(globs, mutants):
 
 def _check_only(globs, *mutant_lists):
     """Refuse an ``--only`` GLOB that matches no mutant of ``mutant_lists``."""
+    everything = [m for mutants in mutant_lists for m in mutants]
     for glob in globs:
-        if not any(fnmatch.fnmatchcase(m.id, glob) for mutants in mutant_lists for m in mutants):
-            raise UsageError(f"--only {glob}: matches no mutant of {len(sum(map(list, mutant_lists), []))} "
+        if not _chosen([glob], everything):
+            raise UsageError(f"--only {glob}: matches no mutant of {len(everything)} "
                              "(ids are API:code, API:op:fault for device mutants)")
 
 
