@@ -6,8 +6,10 @@
 The blocks between ``# --- carried: begin`` and ``# --- carried: end`` in those modules are read as text
 (torch is not imported to export). A file gets the definitions it uses and, transitively, what those
 use, in the module's order, plus the imports they reference: a file that does not use ``run_in_thread``
-does not carry it. :func:`set_value` gives a carried one-line assignment the value export decides for a
-file (``RUNNER_MODULE``: the runner family of a merged file).
+does not carry it. A carried class keeps only the methods the file names as attributes (``self.assert_tensor``)
+and what those use, so a file that never calls ``assert_raises_exactly`` carries neither it nor
+``contextlib``. :func:`set_value` gives a carried one-line assignment the value export decides for a file
+(``RUNNER_MODULE``: the runner family of a merged file).
 """
 import ast
 import os
@@ -24,10 +26,50 @@ CARRIED_PATHS = (os.path.join(RUNTIME_DIR, "carried.py"), os.path.join(RUNTIME_D
 
 
 @dataclass
+class Method:
+    name: str
+    first: int              # 0-based line span in the class's text, decorators and the blank line before included
+    stop: int
+    uses: frozenset         # names it reads (Name nodes)
+    attributes: frozenset   # attribute names it reads (``self.fail``, ``self.assert_value``)
+
+
+@dataclass
 class Definition:
     name: str
     text: str
     uses: frozenset
+    methods: tuple = ()     # Method, for a class: those a file may leave out
+
+    def keeping(self, attributes):
+        """This definition with only the methods named in ``attributes`` (and those they name, transitively)."""
+        if not self.methods:
+            return self
+        by_name = {m.name: m for m in self.methods}
+        wanted, todo = set(), [name for name in attributes if name in by_name]
+        while todo:
+            name = todo.pop()
+            if name not in wanted:
+                wanted.add(name)
+                todo.extend(attr for attr in by_name[name].attributes if attr in by_name)
+        dropped = [m for m in self.methods if m.name not in wanted]
+        if not dropped:
+            return self
+        lines = self.text.splitlines(keepends=True)
+        gone = {i for m in dropped for i in range(m.first, m.stop)}
+        kept = [m for m in self.methods if m.name in wanted]
+        text = "".join(line for i, line in enumerate(lines) if i not in gone)
+        if not any(not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name in wanted
+                   for node in ast.parse(self.text).body[0].body):
+            text = text.rstrip("\n") + "\n    pass\n"        # every statement of the body was an optional method
+        uses = self._own_uses().union(*(m.uses for m in kept))
+        return Definition(self.name, text, frozenset(uses))     # trimmed once: its line spans are spent
+
+    def _own_uses(self):
+        """Names the class reads outside its optional methods (bases, decorators, class-level statements)."""
+        tree = ast.parse(self.text).body[0]
+        tree.body = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 @dataclass
@@ -35,9 +77,11 @@ class Carried:
     imports: list           # ImportBinding, in source order
     definitions: list       # Definition, in source order
 
-    def select(self, names):
-        """``(imports, definitions)`` that ``names`` need, transitively, in source order."""
-        by_name = {d.name: d for d in self.definitions}
+    def select(self, names, attributes=None):
+        """``(imports, definitions)`` that ``names`` need, transitively, in source order; with ``attributes``
+        (the attribute names the file reads), a carried class keeps only the methods among them."""
+        definitions = self.definitions if attributes is None else [d.keeping(attributes) for d in self.definitions]
+        by_name = {d.name: d for d in definitions}
         unknown = [name for name in names if name not in by_name]
         if unknown:
             raise UsageError(f"the carried helper defines no {', '.join(unknown)}")
@@ -47,7 +91,7 @@ class Carried:
             if name not in wanted:
                 wanted.add(name)
                 todo.extend(use for use in by_name[name].uses if use in by_name)
-        chosen = [d for d in self.definitions if d.name in wanted]
+        chosen = [d for d in definitions if d.name in wanted]
         used = set().union(*(d.uses for d in chosen)) if chosen else set()
         return [b for b in self.imports if b.name in used], chosen
 
@@ -59,6 +103,21 @@ def _defined_name(node):
     if len(targets) == 1 and isinstance(targets[0], ast.Name):
         return targets[0].id
     raise UsageError(f"carried helper line {node.lineno}: only imports, defs, classes and simple assignments")
+
+
+def _methods(node, first, lines):
+    """The :class:`Method` entries of a class node whose text starts at source line ``first`` of ``lines``."""
+    if not isinstance(node, ast.ClassDef):
+        return ()
+    methods = []
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([item.lineno] + [d.lineno for d in item.decorator_list])
+            start -= 1 if not lines[start - 2].strip() else 0            # the blank line above it goes with it
+            methods.append(Method(item.name, start - first, item.end_lineno - first + 1,
+                                  frozenset(n.id for n in ast.walk(item) if isinstance(n, ast.Name)),
+                                  frozenset(n.attr for n in ast.walk(item) if isinstance(n, ast.Attribute))))
+    return tuple(methods)
 
 
 def carried_block(text, path="the carried helper"):
@@ -82,7 +141,8 @@ def parse_carried(text):
             continue
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         uses = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
-        definitions.append(Definition(_defined_name(node), "".join(lines[first - 1:node.end_lineno]), uses))
+        definitions.append(Definition(_defined_name(node), "".join(lines[first - 1:node.end_lineno]), uses,
+                                      _methods(node, first, lines)))
     return Carried(imports, definitions)
 
 
@@ -93,7 +153,7 @@ def set_value(definitions, name, value, comment):
     if len(found) != 1 or not found[0].text.startswith(f"{name} = ") or len(found[0].text.splitlines()) != 1:
         raise UsageError(f"internal error: the carried helper has no one-line `{name} = ...` to set")
     text = f'{name} = "{value}"  # {comment}\n'
-    return [Definition(name, text, d.uses) if d is found[0] else d for d in definitions]
+    return [Definition(name, text, d.uses, d.methods) if d is found[0] else d for d in definitions]
 
 
 def load_carried(paths=CARRIED_PATHS):

@@ -179,7 +179,11 @@ def _one_line_assignment(definition):
 
 def helpers_text(definitions):
     """The carried definitions two blank lines apart, save one-line assignments in a row: those stay together
-    (as PEP 8 and the carried modules write them), so a constant costs its own line only."""
+    (as PEP 8 and the carried modules write them), so a constant costs its own line only. The constants that
+    read no carried function or class go first, as one run (they come from several carried modules)."""
+    others = {d.name for d in definitions if not _one_line_assignment(d)}
+    first = [d for d in definitions if _one_line_assignment(d) and not d.uses & others]
+    definitions = first + [d for d in definitions if d not in first]
     return "".join(("\n\n" if index and not (_one_line_assignment(d) and _one_line_assignment(definitions[index - 1]))
                     else "") + d.text.rstrip("\n") + "\n" for index, d in enumerate(definitions))
 
@@ -207,7 +211,8 @@ def build_block(kit, carried, their_text, insert_line, where="file", runner=None
     provide = {"run_tests"} if "run_tests" in their_names and "run_tests" not in their_bound \
         and not hasattr(builtins, "run_tests") else set()
     wanted = [name for name in kit.kit_names if name in used] + sorted(provide - used)
-    carried_imports, definitions = carried.select(wanted)
+    attributes = {n.attr for n in ast.walk(body_tree) if isinstance(n, ast.Attribute)}
+    carried_imports, definitions = carried.select(wanted, attributes)
     if runner and any(d.name == RUNNER_SETTING for d in definitions):
         definitions = set_value(definitions, RUNNER_SETTING, runner, RUNNER_COMMENT)
     statements = list(dict.fromkeys(b.statement for b in carried_imports + kit.imports))
