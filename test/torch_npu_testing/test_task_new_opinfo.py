@@ -256,3 +256,20 @@ def test_lookup_helpers_and_a_failing_interpreter(tmp_path):
     failing.chmod(failing.stat().st_mode | stat.S_IXUSR)
     [result] = opinfo_probe.lookup_all("torch.vstack", [str(failing)])
     assert result == {"torch": None, "entries": [], "error": "lookup failed: no torch here", "python": str(failing)}
+
+
+def test_every_drafted_test_says_why_it_exists():
+    """pr ticks "code comments complete" only when each test has a docstring: every drafted OpInfo test has
+    its own (placeholders too), within 120 columns."""
+    import ast
+    from torch_npu_testing.task import opinfo_draft
+    names = set()
+    for api in ("torch.nn.functional.pad", "torch.addcdiv", "torch.vstack", "torch.clamp_max"):
+        entries = opinfo_draft.merge([{"torch": "2.13.0", "entries": opinfo_lookup.lookup(api)["entries"]}])
+        text = opinfo_draft.render(api, None, entries, ["2.13.0"], None)
+        methods = [item for node in ast.parse(text).body if isinstance(node, ast.ClassDef) for item in node.body
+                   if isinstance(item, ast.FunctionDef) and item.name.startswith("test")]
+        assert [m.name for m in methods if not ast.get_docstring(m)] == [], api
+        assert max(len(line) for line in text.splitlines()) <= 120, api
+        names.update(m.name for m in methods)
+    assert names >= set(opinfo_draft.TEST_DOCS)

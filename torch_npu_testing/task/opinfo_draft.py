@@ -76,11 +76,51 @@ def class_doc(about):
     return '    """' + "\n    ".join(lines) + '"""\n'
 
 
+# Why each drafted test exists and what it checks: its docstring (pr counts a test without one as undocumented).
+TEST_DOCS = {
+    "test_reference_inputs_match_the_cpu":
+        "Each reference input in each dtype the entry declares for the device gives the CPU's result there: on the "
+        "device, same dtype, shape, strides (of views), values, and the same outputs viewing an input.",
+    "test_repeated_device_calls_agree_bit_for_bit":
+        "Two device calls on copies of one reference input give the same bits and strides (no stale or racy "
+        "state in the port).",
+    "test_reference_inputs_match_the_numpy_ref":
+        "The API's CPU result on each reference input matches the entry's NumPy reference.",
+    "test_variants_agree_on_the_cpu":
+        "Every variant (function, method, aliases, in-place) agrees with the API on the CPU, views included.",
+    "test_out_variant_writes_the_result":
+        "out= writes the API's result into the given tensors and returns those very tensors.",
+    "test_declared_dtypes_succeed_on_the_cpu":
+        "Every dtype the entry declares for the CPU succeeds on every sample.",
+    "test_dtype_space_outcomes_match_the_cpu":
+        "Every dtype of the space has the CPU's outcome on the device: success and result dtypes, or the error.",
+    "test_error_inputs_raise_their_type_and_message_on_the_cpu":
+        "Each of the entry's error inputs raises its declared type and message on the CPU.",
+    "test_error_inputs_raise_the_cpus_type_on_the_device":
+        "Each error input moved to the device has the CPU's outcome there (no silent result, no other error).",
+    "test_gradcheck_in_float64_on_the_cpu":
+        "The API's gradients pass gradcheck in float64 on the CPU (the entry's wrapper and tolerance).",
+    "test_device_gradients_match_the_cpu":
+        "On the device, which inputs get a gradient and the gradients' values match the CPU's, per dtype.",
+    "test_inplace_writes_the_result_into_its_input":
+        "The in-place variant writes the API's result into its input and returns that input.",
+    "test_inplace_on_the_device_matches_the_cpu":
+        "The in-place variant on the device writes the CPU's result into its device input.",
+}
+
+
+def doc_lines(text, indent="        ", width=116):
+    """``text`` as a docstring at ``indent``, wrapped at words to ``width`` columns."""
+    lines = textwrap.wrap(text, width - len(indent), initial_indent='"""', break_on_hyphens=False)
+    return "".join(f"{indent}{line}\n" for line in lines[:-1]) + f'{indent}{lines[-1]}"""\n'
+
+
 def tests_text(methods):
-    """Test methods from ``(decorators, name, body)``."""
+    """Test methods from ``(decorators, name, body)``, each with its :data:`TEST_DOCS` docstring."""
     out = []
     for decorators, name, body in methods:
-        out.append("\n" + "".join(f"    {d}\n" for d in decorators) + f"    def {name}(self):\n        {body}\n")
+        out.append("\n" + "".join(f"    {d}\n" for d in decorators) + f"    def {name}(self):\n"
+                   + doc_lines(TEST_DOCS[name]) + f"        {body}\n")
     return "".join(out)
 
 

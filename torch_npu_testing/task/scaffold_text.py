@@ -101,14 +101,21 @@ def spaces_text(names):
     return "\n" + "".join(SPACES[name] for name in names)
 
 
+def placeholder_doc(what):
+    """A placeholder's docstring, at a test body's indent: what to write, and that its docstring says why."""
+    text = f"Placeholder: {what}. Write the test, then say here what contract it checks."
+    return '        """' + "\n        ".join(textwrap.wrap(text, 104, break_on_hyphens=False)) + '"""\n'
+
+
 def case_text(case):
     """One placeholder test: a loop of labelled failing subtests over a space, or one failing test."""
     if isinstance(case, Loop):
-        return (f"\n    def {test_name(case.what)}(self):\n"
+        return (f"\n    def {test_name(case.what)}(self):\n" + placeholder_doc(case.what) +
                 f"        for item in {case.space}:\n"
                 "            with self.subTest(str(item)):\n"
                 f'                self.fail(f"not written yet: {{API}}: {case.what}: {{item}}")\n')
-    return f"\n    def {test_name(case)}(self):\n" f'        self.fail(f"not written yet: {{API}}: {case}")\n'
+    return (f"\n    def {test_name(case)}(self):\n" + placeholder_doc(case)
+            + f'        self.fail(f"not written yet: {{API}}: {case}")\n')
 
 
 def area_classes(api, since, signature, areas=AREAS):
@@ -123,7 +130,7 @@ def area_classes(api, since, signature, areas=AREAS):
         body = [f"\n\n{gate}class Test{prefix}{area}(TestCase):\n", f'    """{doc}"""\n']
         body += [case_text(case) for case in cases]
         if area == "Errors":
-            body.append("\n    def test_version_differences(self):\n"
+            body.append("\n    def test_version_differences(self):\n" + placeholder_doc("version differences") +
                         "        # Assert the installed version's behaviour where versions differ.\n"
                         '        self.fail(f"not written yet: {API}: behaviour on torch {torch.__version__} "\n'
                         '                  f"(at least 2.11: {torch_version_at_least(\'2.11\')})")\n')
