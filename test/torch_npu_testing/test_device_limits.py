@@ -197,3 +197,21 @@ def test_the_gaps_a_run_met_as_one_short_table(tmp_path):
     assert "| device | _to_copy DT_UINT16 | - | m \\| u16 |" in table
     assert gaps.render(rows, limit=1).endswith("3 more gaps in the record.")
     assert gaps.read(tmp_path / "none.jsonl") == [] and gaps.render([]) == "No device gap met."
+
+
+def test_a_refusal_of_what_the_cpu_refuses_too_is_the_cpus_outcome():
+    """``cpu_refuses``: the CPU raises for the same call (relu6 of bool), so the device refusing it is no gap: the
+    block ends, no skip and no failure; any other error still propagates."""
+    def refused_alike(self):
+        got = "kept"
+        with carried_limits.api_limit(self, "torch.nn.functional.relu6 bool", False, cpu_refuses=True):
+            raise REFUSED
+        self.assertEqual(got, "kept")
+
+    def other_error(self):
+        with carried_limits.api_limit(self, "x", False, cpu_refuses=True):
+            raise RuntimeError("shape mismatch")
+    result = run_case(refused_alike)
+    assert result.wasSuccessful() and not result.skipped
+    result = run_case(other_error, reset=False)
+    assert len(result.errors) == 1 and "shape mismatch" in result.errors[0][1]

@@ -190,13 +190,14 @@ def outcome(fn, sample, catch=Exception):
                   for t in pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
 
 
-def on_device(test, dtype, run, api=None):
+def on_device(test, dtype, run, api=None, cpu_refuses=False):
     """``run()`` on DEVICE for ``dtype``: a dtype the device cannot hold (the copy there is the vehicle) is a
-    labelled skip; ``api`` refusing is expected where DOCUMENTED (from ``limits``) says so, else a failure."""
+    labelled skip; ``api`` refusing is expected where DOCUMENTED (from ``limits``) says so, else a failure;
+    with ``cpu_refuses`` (the CPU raised for the same call) the device's refusal returns None: no gap."""
     skip_unless_vehicle(test, f"{dtype} on {DEVICE}", lambda: torch.zeros(1, dtype=dtype).to(DEVICE))
     name, (allow, exclude) = str(dtype).replace("torch.", ""), DOCUMENTED.get(api or API, (None, ""))
     with api_limit(test, f"{api or API} {name}", (allow is not None and name not in allow.split())
-                   or name in exclude.split()):
+                   or name in exclude.split(), cpu_refuses):
         return run()
 
 
@@ -234,13 +235,24 @@ def device_call(fn, sample):
 def check_repeated_device_calls(test, op, fn, kind="test_compare_cpu"):
     """Two device calls on copies of the same reference input give the same bits (NaN where NaN) and strides:
     a kernel whose result depends on scheduling (atomic adds) is not the CPU's. Upstream's dtype skips of
-    ``kind`` apply (a random or nondeterministic op's entry skips its CPU comparison)."""
+    ``kind`` apply (a random or nondeterministic op's entry skips its CPU comparison). The bits are compared
+    on the CPU: the comparison's own ops are not the device's to run (an NPU has no float64 ``ne``)."""
     for dtype in dtypes_of(test, op, kind, op.supported_dtypes(DEVICE)):
         for index, sample in enumerate(built(test, op, dtype)):
             with test.subTest(label(dtype, index, sample)):
                 first, second = (on_device(test, dtype, lambda: call(fn, moved(sample, DEVICE))) for _ in range(2))
-                torch.testing.assert_close(second, first, rtol=0, atol=0, equal_nan=True, check_stride=True,
+                test.assertEqual(strides_of(second), strides_of(first), f"a second call on {DEVICE}: other strides")
+                torch.testing.assert_close(on_cpu(second), on_cpu(first), rtol=0, atol=0, equal_nan=True,
                                            msg=lambda m: f"a second call on {DEVICE} gave other results: {m}")
+
+
+def strides_of(result):
+    return [t.stride() for t in pytree.tree_leaves(result) if torch.is_tensor(t) and t.layout == torch.strided]
+
+
+def on_cpu(result):
+    """``result``'s tensors copied to the CPU, strides kept: what compares device results with each other."""
+    return pytree.tree_map(lambda t: t.detach().cpu() if torch.is_tensor(t) else t, result)
 
 
 def check_numpy_ref(test, op, fn, kind="test_numpy_ref"):
@@ -345,7 +357,7 @@ def check_inplace(test, op, inplace, fn, device="cpu"):
                 first = assert_inplace(test, inplace, sample, expected, device, name)
                 if device != "cpu" and first is not None:
                     again = assert_inplace(test, inplace, sample, expected, device, name)
-                    torch.testing.assert_close(again, first, rtol=0, atol=0, equal_nan=True,
+                    torch.testing.assert_close(on_cpu(again), on_cpu(first), rtol=0, atol=0, equal_nan=True,
                                                msg=lambda m: f"a second in-place write on {device} differs: {m}")
 
 

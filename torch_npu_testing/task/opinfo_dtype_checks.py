@@ -26,13 +26,16 @@ def check_dtype_space(test, op, fn, kind="test_dtypes"):
                     cpu = moved(sample, "cpu", dtype, source)
                 except Exception as exc:  # noqa: BLE001 - a cast that cannot be made: not applicable
                     test.skipTest(f"not applicable: cannot cast to {dtype}: {type(exc).__name__}")
-                try:  # a device limit's refusal: on_device's skip or failure; any other error is an outcome
-                    got = on_device(test, dtype, lambda: outcome(fn, moved(cpu, DEVICE), ()))
+                want = outcome(fn, cpu)
+                try:  # a device limit's refusal: on_device's skip or failure (the CPU's outcome where it raises
+                    # too: both refuse the dtype); any other error is an outcome
+                    got = on_device(test, dtype, lambda: outcome(fn, moved(cpu, DEVICE), ()),
+                                    cpu_refuses=want[0] == "raised") or want
                 except (unittest.SkipTest, test.failureException):
                     raise
                 except Exception as exc:  # noqa: BLE001 - the outcome is the answer
                     got = "raised", type(exc).__name__
-                test.assertEqual(got, outcome(fn, cpu))
+                test.assertEqual(got, want)
 
 
 def check_error_inputs(test, op, fn, kind="test_errors"):
