@@ -71,7 +71,7 @@ def rows_by_name(rows):
 def test_summarize_uses_medians_and_floor_ratios():
     """Ratios are medians over the floor's median; suite is judged as a ratio to the floor."""
     timings = {"floor": [2.0, 2.2, 9.0], "suite": [4.0, 4.4, 4.2], "direct": [9.0, 9.6, 9.2]}
-    rows = rows_by_name(bench.summarize(timings, file_count=4))
+    rows = rows_by_name(bench.summarize(timings, file_count=4, stat="median"))
     assert rows["floor"]["median_s"] == pytest.approx(2.2)
     assert rows["floor"]["min_s"] == pytest.approx(2.0)
     assert rows["floor"]["ratio_to_floor"] == pytest.approx(1.0)
@@ -110,7 +110,7 @@ def test_summarize_with_min_compares_the_fastest_runs():
     """--stat min: ratios and verdicts use each measurement's minimum; the median is still reported."""
     timings = {"floor": [2.0, 3.0, 4.0], "suite": [3.5, 9.0, 9.0], "direct": [8.0, 12.0, 12.0],
                "tox": [28.5, 40.0, 40.0]}
-    by_median = rows_by_name(bench.summarize(timings, file_count=4))
+    by_median = rows_by_name(bench.summarize(timings, file_count=4, stat="median"))
     by_min = rows_by_name(bench.summarize(timings, file_count=4, stat="min"))
     assert by_median["suite"]["within"] is False and by_min["suite"]["within"] is True
     assert by_min["suite"]["compared"] == pytest.approx(1.75)
@@ -121,12 +121,28 @@ def test_summarize_with_min_compares_the_fastest_runs():
     assert by_median["tox"]["compared"] == pytest.approx(31.0) and by_median["tox"]["within"] is False
 
 
+def test_paired_compares_each_round_with_its_own_reference():
+    """The default: the median of per-round ratios (differences for tox). A round under load scales both sides
+    of its ratio (rounds under 2x and 4x load still give 2.0); medians taken apart mix rounds (8.0 / 3.0)."""
+    timings = {"floor": [2.0, 4.0, 8.0], "suite": [4.0, 8.0, 16.0], "coverage": [6.0, 8.0, 32.0],
+               "direct": [8.0, 40.0, 32.0], "tox": [30.0, 10.0, 41.0]}
+    rows = rows_by_name(bench.summarize(timings, file_count=2))
+    assert rows["suite"]["stat"] == "paired" and rows["suite"]["compared"] == pytest.approx(2.0)
+    assert rows["suite"]["ratio_to_floor"] == pytest.approx(2.0) and rows["suite"]["within"] is True
+    assert rows["coverage"]["compared"] == pytest.approx(1.5) and rows["coverage"]["within"] is True
+    assert rows["direct"]["compared"] == pytest.approx(2.0) and rows["direct"]["within"] is False
+    assert rows["tox"]["compared"] == pytest.approx(25.0)
+    skewed = {"floor": [2.0, 4.0, 3.0], "suite": [9.0, 8.0, 7.5]}
+    assert bench.summarize(skewed, 4, stat="median")[1]["compared"] == pytest.approx(8.0 / 3.0)
+    assert bench.summarize(skewed, 4)[1]["compared"] == pytest.approx(2.5)
+
+
 def test_format_table_has_one_row_per_measurement_with_verdicts():
     """The table shows median, min, ratio to floor, target and verdict for each measurement."""
     rows = bench.summarize({"floor": [2.0], "suite": [6.0], "direct": [8.0]}, file_count=4)
     lines = bench.format_table(rows).splitlines()
     assert lines[0].split()[:8] == ["measurement", "runs", "median", "s", "min", "s", "x", "floor"]
-    assert "x floor (median)" in lines[0]
+    assert "x floor (paired)" in lines[0]
     assert len(lines) == 2 + 3
     assert lines[2].startswith("floor") and lines[2].split()[-2:] == ["reference", "-"]
     assert "6.00" in lines[3] and "3.00" in lines[3] and lines[3].endswith("OVER target")

@@ -22,7 +22,11 @@ subprocess, started from ``--root`` (default: the current directory):
 
 Every measurement is repeated ``--repeat`` times (default 3) in interleaved rounds (each round runs
 every measurement once, starting at a different one each round) so slow drift of the machine's load
-hits all of them alike; the verdict uses the median (``--stat min``: the minimum), both are shown.
+hits all of them alike. The verdict uses the median of the per-round ratios (``--stat paired``, the
+default): each round's figure against the same round's reference, measured seconds apart, so a burst of
+load on a shared machine scales both sides of one ratio and not one side of another. ``--stat median`` /
+``--stat min`` instead divide the median / minimum of each measurement by the reference's (the same
+rounds' median or minimum, taken at other moments). The median and minimum seconds are always shown.
 One untimed floor run comes first (``--warmup``) so the first timed import does not pay for a cold
 file cache.
 
@@ -58,7 +62,8 @@ SWITCH = "TORCH_NPU_TESTING_STANDIN_NPU"
 
 DEFAULT_REPEAT = 3
 # One figure per measurement: the median, or the minimum (noise only adds time; better on a busy machine).
-STATS = {"median": statistics.median, "min": min}
+STATS = {"median": statistics.median, "min": min, "paired": statistics.median}  # paired: of per-round ratios
+REFERENCES = {"suite": "floor", "coverage": "suite", "direct": "floor", "simulated": "direct", "tox": "suite"}
 MEASUREMENTS = ("floor", "suite", "coverage", "direct", "simulated", "tox")
 # Variables tox sets inside an env; a nested `tox -e ENV` (from `tox -e bench`) must not inherit them.
 TOX_INNER_VARIABLES = ("TOX_ENV_NAME", "TOX_ENV_DIR", "TOX_WORK_DIR", "TOX_PACKAGE", "VIRTUAL_ENV")
@@ -146,47 +151,53 @@ def run_rounds(plan, repeat, timer, progress=None, step_timings=None):
 
 # ---- figures --------------------------------------------------------------------------------------
 
-def summarize(timings, file_count, stat="median"):
+def compared_value(timings, measurement, reference, stat, scale=1.0, difference=False):
+    """``measurement`` against ``reference`` (times ``scale``): the median of the per-round ratios (or
+    differences) with ``stat`` "paired", else the ratio (difference) of the two measurements' ``stat``."""
+    def compare(value, ref):
+        return value - ref if difference else value / (scale * ref)
+    if stat == "paired":
+        return statistics.median(compare(v, r) for v, r in zip(timings[measurement], timings[reference]))
+    return compare(STATS[stat](timings[measurement]), STATS[stat](timings[reference]))
+
+
+def summarize(timings, file_count, stat="paired"):
     """Rows of the table: median, min, ratio to the floor, the compared figure and verdict.
 
-    Ratios, compared figures and verdicts use ``stat`` ("median" or "min") of each measurement.
+    Ratios, compared figures and verdicts use ``stat``: "paired" (the median of per-round ratios), or the
+    "median" or "min" of each measurement (see :func:`compared_value`).
     """
-    reduce = STATS[stat]
-    values = {m: reduce(seconds) for m, seconds in timings.items()}
-    floor = values["floor"]
     rows = []
     for measurement in MEASUREMENTS:
         if measurement not in timings:
             continue
-        value = values[measurement]
+        reference = REFERENCES.get(measurement)
+        ratio = compared_value(timings, measurement, reference, stat, file_count if measurement in (
+            "direct",) else 1.0, difference=measurement == "tox") if reference else None
         row = {"measurement": measurement, "runs": len(timings[measurement]), "stat": stat,
                "median_s": statistics.median(timings[measurement]), "min_s": min(timings[measurement]),
-               "ratio_to_floor": value / floor}
+               "ratio_to_floor": compared_value(timings, measurement, "floor", stat)}
         if measurement == "floor":
             row.update(label="floor (import torch + aot_autograd)", compared=None, compared_text="-",
                        target=None, target_text="reference", within=None)
         elif measurement == "suite":
-            ratio = value / floor
             row.update(label=f"suite, one process ({file_count} files)", compared=ratio,
                        compared_text=f"{ratio:.2f} x floor", target=SUITE_RATIO,
                        target_text=f"<= {SUITE_RATIO:g} x floor", within=ratio <= SUITE_RATIO)
         elif measurement == "coverage":
-            ratio = value / values["suite"]
             row.update(label=f"suite with coverage ({file_count} files)", compared=ratio,
                        compared_text=f"{ratio:.2f} x suite", target=COVERAGE_RATIO,
                        target_text=f"<= {COVERAGE_RATIO:g} x suite", within=ratio <= COVERAGE_RATIO)
         elif measurement == "direct":
-            ratio = value / (file_count * floor)
             row.update(label=f"direct, PY FILE x {file_count} (sum)", compared=ratio,
                        compared_text=f"{ratio:.2f} x {file_count} floors", target=DIRECT_RATIO,
                        target_text=f"<= {DIRECT_RATIO:g} x {file_count} floors", within=ratio <= DIRECT_RATIO)
         elif measurement == "simulated":
-            ratio = value / values["direct"]
             row.update(label=f"simulated NPU, PY FILE x {file_count} (sum)", compared=ratio,
                        compared_text=f"{ratio:.2f} x direct", target=SIMULATED_RATIO,
                        target_text=f"<= {SIMULATED_RATIO:g} x direct", within=ratio <= SIMULATED_RATIO)
         elif measurement == "tox":
-            over = value - values["suite"]
+            over = ratio
             row.update(label="tox -e (warm)", compared=over, compared_text=f"suite {over:+.2f} s",
                        target=TOX_OVER_SUITE_S, target_text=f"<= suite + {TOX_OVER_SUITE_S:g} s",
                        within=over <= TOX_OVER_SUITE_S)
@@ -201,7 +212,7 @@ def verdict(row):
 
 
 def format_table(rows):
-    stat = rows[0]["stat"] if rows else "median"
+    stat = rows[0]["stat"] if rows else "paired"
     header = ("measurement", "runs", "median s", "min s", f"x floor ({stat})", "compared", "target", "verdict")
     lines = [(row["label"], str(row["runs"]), f"{row['median_s']:.2f}", f"{row['min_s']:.2f}",
               f"{row['ratio_to_floor']:.2f}", row["compared_text"], row["target_text"], verdict(row))
@@ -274,8 +285,9 @@ def add_arguments(parser):
     parser.add_argument("--warmup", type=int, default=1, help="untimed floor runs first (default 1)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
                         help=f"seconds one measured command may take (default {DEFAULT_TIMEOUT_S})")
-    parser.add_argument("--stat", choices=sorted(STATS), default="median",
-                        help="figure compared with the targets: median (default) or min of the runs")
+    parser.add_argument("--stat", choices=sorted(STATS), default="paired",
+                        help="figure compared with the targets: paired (default: the median of per-round ratios), "
+                             "or the median or min of each measurement's runs")
     parser.add_argument("--json", metavar="OUT", help="also write the figures and raw timings as JSON here")
     parser.add_argument("--mutate", metavar="FILE", help="instead: time one `mutate FILE` against its wall-time "
                         "target, 1.25 x (import + N x T / jobs) (torch_npu_testing/suite/bench_mutate.py)")
