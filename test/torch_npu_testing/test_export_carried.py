@@ -35,6 +35,8 @@ class Checks(object):
 # --- carried: end
 '''
 NO_DOCSTRING = CLASS_ONLY.replace('    """Checks."""\n\n', "")
+HOOKS = "".join(f"    def {name}(self):\n        pass\n\n" for name in ("setUp", "__init__", "_helper"))
+WITH_HOOKS = CLASS_ONLY.replace("    def check_c(self):", HOOKS + "    def check_c(self):")
 
 
 def text_of(carried, names, attributes):
@@ -54,6 +56,14 @@ def test_a_method_and_the_imports_only_it_used_are_left_out():
     imports, text = text_of(carry.parse_carried(CLASS_ONLY), ["Checks"], {"check_c"})
     assert imports == ["re"] and "check_b" not in text and "contextmanager" not in text
     assert text_of(carry.parse_carried(CLASS_ONLY), ["Checks"], None)[1].count("    def ") == 3
+
+
+def test_hooks_private_and_dunder_methods_always_stay():
+    """unittest calls setUp (and Python __init__) without the file naming them: never left out."""
+    _, text = text_of(carry.parse_carried(WITH_HOOKS), ["Checks"], set())
+    assert "def setUp(" in text and "def __init__(" in text and "def _helper(" in text
+    assert "def check_a(" not in text and "def check_c(" not in text
+    compile(text, "carried", "exec")
 
 
 def test_a_class_left_with_no_statement_gets_pass():

@@ -6,10 +6,11 @@
 The blocks between ``# --- carried: begin`` and ``# --- carried: end`` in those modules are read as text
 (torch is not imported to export). A file gets the definitions it uses and, transitively, what those
 use, in the module's order, plus the imports they reference: a file that does not use ``run_in_thread``
-does not carry it. A carried class keeps only the methods the file names as attributes (``self.assert_tensor``)
-and what those use, so a file that never calls ``assert_raises_exactly`` carries neither it nor
-``contextlib``. :func:`set_value` gives a carried one-line assignment the value export decides for a file
-(``RUNNER_MODULE``: the runner family of a merged file).
+does not carry it. A carried class keeps only the public methods the file names as attributes
+(``self.assert_tensor``) and what those use, so a file that never calls ``assert_raises_exactly`` carries
+neither it nor ``contextlib``; private, dunder and unittest hook methods (:data:`HOOKS`) always stay.
+:func:`set_value` gives a carried one-line assignment the value export decides for a file (``RUNNER_MODULE``:
+the runner family of a merged file).
 """
 import ast
 import os
@@ -23,6 +24,10 @@ END = "# --- carried: end\n"
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runtime")
 CARRIED_PATHS = (os.path.join(RUNTIME_DIR, "carried.py"), os.path.join(RUNTIME_DIR, "carried_testcase.py"),
                  os.path.join(RUNTIME_DIR, "carried_limits.py"))
+
+
+# Methods a class keeps whatever the file names: unittest calls them without the file naming them.
+HOOKS = frozenset({"setUp", "tearDown", "setUpClass", "tearDownClass", "run", "debug", "subTest", "skipTest"})
 
 
 @dataclass
@@ -46,7 +51,7 @@ class Definition:
         if not self.methods:
             return self
         by_name = {m.name: m for m in self.methods}
-        wanted, todo = set(), [name for name in attributes if name in by_name]
+        wanted, todo = set(), [name for name in by_name if name in attributes or name in HOOKS or name[:1] == "_"]
         while todo:
             name = todo.pop()
             if name not in wanted:
