@@ -109,18 +109,12 @@ TEST_DOCS = {
 }
 
 
-def doc_lines(text, indent="        ", width=116):
-    """``text`` as a docstring at ``indent``, wrapped at words to ``width`` columns."""
-    lines = textwrap.wrap(text, width - len(indent), initial_indent='"""', break_on_hyphens=False)
-    return "".join(f"{indent}{line}\n" for line in lines[:-1]) + f'{indent}{lines[-1]}"""\n'
-
-
 def tests_text(methods):
     """Test methods from ``(decorators, name, body)``, each with its :data:`TEST_DOCS` docstring."""
     out = []
     for decorators, name, body in methods:
         out.append("\n" + "".join(f"    {d}\n" for d in decorators) + f"    def {name}(self):\n"
-                   + doc_lines(TEST_DOCS[name]) + f"        {body}\n")
+                   + scaffold_text.doc_lines(TEST_DOCS[name]) + f"        {body}\n")
     return "".join(out)
 
 

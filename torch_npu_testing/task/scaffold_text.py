@@ -101,10 +101,15 @@ def spaces_text(names):
     return "\n" + "".join(SPACES[name] for name in names)
 
 
+def doc_lines(text, indent="        ", width=116):
+    """``text`` as a docstring at ``indent`` (a test body's), wrapped at words to ``width`` columns."""
+    lines = textwrap.wrap(text, width - len(indent), initial_indent='"""', break_on_hyphens=False)
+    return "".join(f"{indent}{line}\n" for line in lines[:-1]) + f'{indent}{lines[-1]}"""\n'
+
+
 def placeholder_doc(what):
-    """A placeholder's docstring, at a test body's indent: what to write, and that its docstring says why."""
-    text = f"Placeholder: {what}. Write the test, then say here what contract it checks."
-    return '        """' + "\n        ".join(textwrap.wrap(text, 104, break_on_hyphens=False)) + '"""\n'
+    """A placeholder's docstring: what to write, and that its docstring then says why."""
+    return doc_lines(f"Placeholder: {what}. Write the test, then say here what contract it checks.")
 
 
 def case_text(case):
