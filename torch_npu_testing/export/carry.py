@@ -62,19 +62,14 @@ class Definition:
             return self
         lines = self.text.splitlines(keepends=True)
         gone = {i for m in dropped for i in range(m.first, m.stop)}
-        kept = [m for m in self.methods if m.name in wanted]
         text = "".join(line for i, line in enumerate(lines) if i not in gone)
-        if not any(not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name in wanted
-                   for node in ast.parse(self.text).body[0].body):
+        node = ast.parse(self.text).body[0]   # the class's own part: bases, decorators, non-method statements
+        node.body = [item for item in node.body if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not node.body and not wanted:
             text = text.rstrip("\n") + "\n    pass\n"        # every statement of the body was an optional method
-        uses = self._own_uses().union(*(m.uses for m in kept))
+        uses = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}.union(
+            *(m.uses for m in self.methods if m.name in wanted))
         return Definition(self.name, text, frozenset(uses))     # trimmed once: its line spans are spent
-
-    def _own_uses(self):
-        """Names the class reads outside its optional methods (bases, decorators, class-level statements)."""
-        tree = ast.parse(self.text).body[0]
-        tree.body = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 @dataclass
