@@ -88,13 +88,16 @@ def find_api(dotted_name, default=None):
     Only a missing module counts as absent: one that exists and fails to import raises."""
     parts = dotted_name.split(".")
     for split in range(len(parts), 0, -1):
+        module = ".".join(parts[:split])
         try:
-            found = importlib.import_module(".".join(parts[:split]))
-        except ModuleNotFoundError as exc:  # absent when the missing one is this module or a package above it
-            if exc.name and (".".join(parts[:split]) + ".").startswith(exc.name + "."):
+            found = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
                 continue
             raise
-        return functools.reduce(lambda obj, attr: getattr(obj, attr, default), parts[split:], found)
+        for attr in parts[split:]:
+            found = getattr(found, attr, default)
+        return found
     return default
 
 
