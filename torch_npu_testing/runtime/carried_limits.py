@@ -10,9 +10,9 @@ that limit, and a failure when they do not; where the CPU refuses the same call 
 A refusal is a ``RuntimeError`` in torch_npu's shapes (``aclnnMul not implemented for DT_DOUBLE``, ``... is
 not supported on <product>``) or torch's own refusal of a device for a layout (2.7.1 checks compressed sparse
 members against CPU, CUDA, XPU and Meta only: "device type of values (npu) must be CPU or CUDA or XPU or
-Meta"): :data:`REFUSALS`, one pattern. Kept small: export
-carries it into every file that uses it. The gaps a run met are its skip reasons ("device limit, ...");
-``common/gaps.py`` reads them from the results, and the simulated NPU writes its own.
+Meta"): :data:`REFUSALS`, one pattern. Kept small: export carries it into every file that uses it. The gaps
+a run met are its skip reasons ("device limit, ..."); ``common/gaps.py`` reads them from the results, and the
+simulated NPU writes its own.
 """
 # --- carried: begin
 import contextlib

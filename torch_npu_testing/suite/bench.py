@@ -172,8 +172,9 @@ def summarize(timings, file_count, stat="paired"):
         if measurement not in timings:
             continue
         reference = REFERENCES.get(measurement)
-        ratio = compared_value(timings, measurement, reference, stat, file_count if measurement in (
-            "direct",) else 1.0, difference=measurement == "tox") if reference else None
+        scale = file_count if measurement == "direct" else 1.0
+        ratio = compared_value(timings, measurement, reference, stat, scale,
+                               difference=measurement == "tox") if reference else None
         row = {"measurement": measurement, "runs": len(timings[measurement]), "stat": stat,
                "median_s": statistics.median(timings[measurement]), "min_s": min(timings[measurement]),
                "ratio_to_floor": compared_value(timings, measurement, "floor", stat)}
