@@ -16,12 +16,17 @@
   (default ``test-reports``);
 - ``TORCH_NPU_TESTING_INITIAL_GRAD_MODE=0|1`` sets the grad mode of the main thread before any test
   runs, to prove a file does not depend on the process's initial grad mode.
+
+and freezes the objects alive when the tests start (:func:`.collector.freeze_collector`;
+``TORCH_NPU_TESTING_GC_FREEZE=0`` leaves the collector as Python set it). Both stay out of the carried block:
+an exported file runs as Ascend's runner runs it.
 """
 import os
 import sys
 import unittest
 
 from . import carried_testcase
+from .collector import freeze_collector
 from .guard import StateGuardMixin
 
 INITIAL_GRAD_MODE_ENV = "TORCH_NPU_TESTING_INITIAL_GRAD_MODE"
@@ -119,6 +124,7 @@ def _route_junit_xml(directory):
 def run_tests():
     """Run the calling file's tests with the device's runner (see the module docstring)."""
     apply_initial_grad_mode()
+    freeze_collector()
     if os.environ.get("IN_CI") == "1":
         _route_junit_xml(xml_dir())
     carried_testcase.run_tests()

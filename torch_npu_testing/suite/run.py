@@ -37,6 +37,7 @@ from ..common.errors import UsageError
 from ..common.results import sha256_of
 from ..common.atomic import write_text_atomic
 
+from ..runtime.collector import freeze_collector
 from ..common.layout import GRAD_MODE_FILES, TABLE_REL, TEST_FILE_GLOB, TEST_ROOT, TOOL_TEST_DIRS
 
 DEFAULT_FILES_TEXT = f"each API's test_file in {TABLE_REL}"
@@ -109,6 +110,7 @@ def run_file(path, initial_grad_mode, stream, recorder=None):
         cases = [case]
         entry["import_error"] = case.details
     else:
+        freeze_collector()  # what torch and the file left alive: not traversed again (docs/bench.md)
         previous = torch.is_grad_enabled()
         torch.set_grad_enabled(initial_grad_mode)
         try:
