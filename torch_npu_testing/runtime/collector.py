@@ -15,7 +15,7 @@ def freeze_collector(environ=None):
 
     Why: importing torch and the test modules leaves about 300,000 objects that live until the process ends.
     Python's cyclic collector traverses all of them on every full collection the tests trigger (0.15 s each
-    here) and tears them down at exit (0.6-0.8 s of a bare ``import torch, torch._functorch.aot_autograd``
+    here) and tears them down at exit (0.4-1.2 s of a bare ``import torch, torch._functorch.aot_autograd``
     process, docs/bench.md). Frozen, they are left alone; what the tests create is collected as before.
     Objects alive at the freeze that become garbage later are not collected (a test that needs one collected
     creates it in the test). Every env's cases had the same outcomes frozen and not (docs/figures.md).
