@@ -97,6 +97,16 @@ def test_the_suite_freezes_before_a_files_tests(run_python, frozen_file, tmp_pat
     assert "1 passed, 0 failed" in result.stdout + result.stderr
 
 
+def test_a_bad_value_stops_the_suite_in_one_line_before_any_file(run_python, frozen_file, tmp_path):
+    results = tmp_path / "results.json"
+    result = run_python(["-m", "torch_npu_testing", "suite", frozen_file, "--no-coverage", "--results", results],
+                        cwd=tmp_path, **{GC_FREEZE_ENV: "2"})
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.strip() == (f"torch_npu_testing: error: {GC_FREEZE_ENV}='2': use 1 (freeze, the default) "
+                                     "or 0 (leave the collector)")
+    assert "FROZEN" not in result.stdout and not results.exists()
+
+
 def test_a_bad_value_stops_a_direct_run_before_any_test(run_python, frozen_file):
     result = run_python([frozen_file], cwd=frozen_file.parent, **{GC_FREEZE_ENV: "maybe"})
     assert result.returncode != 0

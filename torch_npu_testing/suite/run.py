@@ -37,8 +37,8 @@ from ..common.errors import UsageError
 from ..common.results import sha256_of
 from ..common.atomic import write_text_atomic
 
-from ..runtime.collector import freeze_collector
 from ..common.layout import GRAD_MODE_FILES, TABLE_REL, TEST_FILE_GLOB, TEST_ROOT, TOOL_TEST_DIRS
+from ..runtime.collector import freeze_collector, freeze_wanted
 
 DEFAULT_FILES_TEXT = f"each API's test_file in {TABLE_REL}"
 
@@ -320,6 +320,10 @@ def main(args):
         raise UsageError(f"torch is not installed in {sys.executable} (`tox -e installed` uses the interpreter's "
                          "own torch: install torch / torch_npu there, or use a branch env such as `tox -e master_213`)")
     threads = suite_threads(args.threads)
+    try:
+        freeze_wanted()  # a bad value stops the run before any file, in one line
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     paths = args.files or discover()
     unlisted = [] if args.files else not_in_table(".", paths)
     if unlisted:
